@@ -1,0 +1,1 @@
+"""Zerosum engine: UCI -> controller -> search -> evaluator, over the network contract."""
