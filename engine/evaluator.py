@@ -1,0 +1,128 @@
+"""The network backend: the one module that imports onnxruntime.
+
+An evaluator takes a batch of input planes and returns the network's raw outputs; the search
+never sees anything else of the network (lc0's "add positions to a batch, evaluate the batch").
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from engine import contract
+
+
+class NetError(Exception):
+    """A network file that cannot be used: missing, unreadable, or not of the contract."""
+
+
+@dataclass(frozen=True)
+class NetOutput:
+    """One batch's outputs. policy: [B, 1858] logits; wdl: [B, 3] probabilities; mlh: [B] or None."""
+
+    policy: npt.NDArray[np.float32]
+    wdl: npt.NDArray[np.float32]
+    mlh: npt.NDArray[np.float32] | None
+
+
+class Evaluator(Protocol):
+    """Evaluates a batch; ``evaluate`` blocks until the outputs are ready (and releases the GIL)."""
+
+    name: str
+
+    def evaluate(self, planes: npt.NDArray[np.float32]) -> NetOutput:
+        """planes: [B, 112, 8, 8] float32."""
+        ...
+
+
+def default_net_path() -> Path:
+    """The bundled net, shipped in the ``nets`` package."""
+    import nets
+
+    return Path(nets.__file__).resolve().parent / "zerosum-seed.onnx"
+
+
+@dataclass
+class OnnxEvaluator:
+    """Runs a net of the contract with onnxruntime.
+
+    provider: "cpu" or "cuda" (CUDA when asked and present, else a clear error).
+    threads: onnxruntime's intra-op threads (0 = onnxruntime decides).
+    """
+
+    path: str
+    threads: int = 2
+    provider: str = "cpu"
+    name: str = field(init=False)
+    has_mlh: bool = field(init=False)
+    metadata: dict[str, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        import onnxruntime as ort
+
+        path = os.path.expanduser(self.path)
+        if not os.path.isfile(path):
+            raise NetError(f"weights file {self.path!r} does not exist")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = self.threads
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        providers = ["CPUExecutionProvider"]
+        if self.provider == "cuda":
+            if "CUDAExecutionProvider" not in ort.get_available_providers():
+                raise NetError("the CUDA provider was asked for but onnxruntime has none here")
+            providers.insert(0, "CUDAExecutionProvider")
+        elif self.provider != "cpu":
+            raise NetError(f"unknown provider {self.provider!r}; expected 'cpu' or 'cuda'")
+        try:
+            self._session = ort.InferenceSession(path, opts, providers=providers)
+        except Exception as exc:  # onnxruntime raises several unrelated types
+            raise NetError(f"weights file {self.path!r} is not a readable ONNX net: {exc}") from None
+        self._check_contract()
+        self.name = Path(path).name
+        self.metadata = dict(self._session.get_modelmeta().custom_metadata_map)
+
+    def _check_contract(self) -> None:
+        inputs = {i.name: i for i in self._session.get_inputs()}
+        outputs = {o.name: o for o in self._session.get_outputs()}
+        expected = (
+            f"input {contract.INPUT_NAME} [B,{contract.NUM_PLANES},8,8], outputs "
+            f"{contract.POLICY_NAME} [B,{contract.POLICY_SIZE}] and {contract.WDL_NAME} [B,3]"
+        )
+        problems = []
+        inp = inputs.get(contract.INPUT_NAME)
+        if inp is None or list(inp.shape[1:]) != [contract.NUM_PLANES, 8, 8]:
+            problems.append(f"input {contract.INPUT_NAME} is {inp.shape if inp else 'missing'}")
+        for name, width in ((contract.POLICY_NAME, contract.POLICY_SIZE), (contract.WDL_NAME, 3)):
+            out = outputs.get(name)
+            if out is None or out.shape[-1] != width:
+                problems.append(f"output {name} is {out.shape if out else 'missing'}")
+        if problems:
+            raise NetError(f"weights file {self.path!r} does not fit the contract: "
+                           f"{'; '.join(problems)}; expected {expected}")
+        self.has_mlh = contract.MLH_NAME in outputs
+        self._outputs = [contract.POLICY_NAME, contract.WDL_NAME]
+        if self.has_mlh:
+            self._outputs.append(contract.MLH_NAME)
+
+    def evaluate(self, planes: npt.NDArray[np.float32]) -> NetOutput:
+        res = self._session.run(self._outputs, {contract.INPUT_NAME: planes})
+        mlh = res[2].reshape(-1) if self.has_mlh else None
+        return NetOutput(policy=res[0], wdl=res[1], mlh=mlh)
+
+
+@dataclass
+class UniformEvaluator:
+    """A network that costs nothing: uniform policy, an even value. For measuring the tree alone."""
+
+    name: str = "uniform"
+
+    def evaluate(self, planes: npt.NDArray[np.float32]) -> NetOutput:
+        b = planes.shape[0]
+        wdl = np.tile(np.array([0.0, 1.0, 0.0], dtype=np.float32), (b, 1))
+        return NetOutput(np.zeros((b, contract.POLICY_SIZE), np.float32), wdl, None)

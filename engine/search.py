@@ -1,0 +1,406 @@
+"""The search: gathers leaves of the Cython tree into batches, evaluates them, backs them up.
+
+One iteration of a worker (lc0's "gather -> evaluate -> backup", mctx's simulate/expand/backward):
+    1. under the lock, select up to ``minibatch_size`` leaves with virtual loss; a leaf whose
+       game is over, or whose evaluation is in the NN cache, is backed up on the spot;
+    2. without the lock, run the network on the batch (onnxruntime releases the GIL, so another
+       worker gathers its batch meanwhile and the network never waits for Python);
+    3. under the lock, expand each leaf with the softmax of its legal moves' logits and back up
+       its value.
+
+Values are W-L ("wl") and draw probability ("d") for a given side to move; "m" is plies left.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from engine import contract
+from engine.evaluator import Evaluator
+from engine.mcts import (
+    COLLISION,
+    DRAW,
+    FULL,
+    LOSS,
+    ROOT,
+    TERM_GAME,
+    TERM_TWOFOLD,
+    TERMINAL,
+    UNKNOWN,
+    WIN,
+    Tree,
+)
+
+MAX_MOVES = 256
+MAX_PATH = 1024
+
+
+class PositionLike(Protocol):
+    """What the search needs of a position (``engine.board.Position`` or its reference)."""
+
+    def copy(self) -> Any: ...
+    def push(self, move: int) -> None: ...
+    def legal_moves(self, out: Any) -> int: ...
+    def in_check(self) -> bool: ...
+    def halfmove_clock(self) -> int: ...
+    def key(self) -> int: ...
+    def repetitions(self) -> int: ...
+    def repetition_distance(self) -> int: ...
+    def insufficient_material(self) -> bool: ...
+    def policy_index(self, move: int) -> int: ...
+    def encode(self, out: Any) -> None: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class SearchParams:
+    """Search settings, lc0's names and defaults where lc0 has them."""
+
+    cpuct: float = 1.745
+    """c_puct at zero visits."""
+    cpuct_base: float = 38739.0
+    """visits over which c_puct grows by cpuct_factor * log 2."""
+    cpuct_factor: float = 3.894
+    """growth of c_puct with the parent's visits."""
+    fpu_reduction: float = 0.330
+    """first-play urgency: an unvisited move's Q is the parent's Q minus this x sqrt(visited P)."""
+    fpu_root: float = 1.0
+    """the same reduction at the root (lc0's FpuValueAtRoot with its default strategy)."""
+    policy_temperature: float = 1.359
+    """softmax temperature applied to the policy logits."""
+    virtual_loss: float = 1.0
+    """value counted as a loss for each in-flight visit during gathering."""
+    minibatch_size: int = 32
+    """leaves sent to the network at once."""
+    max_collisions: int = 8
+    """collisions tolerated while gathering one batch before it is sent short."""
+    max_nodes: int = 4_000_000
+    """tree size bound: the search stops growing the tree here."""
+    nn_cache_size: int = 200_000
+    """positions whose network outputs are kept."""
+    two_fold_draws: bool = True
+    """score a repetition of a position met since the search root as a draw."""
+    dirichlet_alpha: float = 0.3
+    dirichlet_epsilon: float = 0.0
+    """share of Dirichlet noise mixed into the root priors (self-play); 0 turns it off."""
+    seed: int | None = None
+
+
+@dataclass
+class _Pending:
+    leaf: int
+    moves: npt.NDArray[np.int32]
+    indices: npt.NDArray[np.int64]
+    key: int
+
+
+@dataclass
+class SearchStats:
+    """Counters for info lines."""
+
+    playouts: int = 0
+    depth_sum: int = 0
+    seldepth: int = 0
+    batches: int = 0
+    evaluated: int = 0
+    cache_hits: int = 0
+    terminals: int = 0
+    collisions: int = 0
+    full: bool = False
+    start: float = field(default_factory=time.monotonic)
+
+
+class NNCache:
+    """LRU map from a position's key to (priors over its legal moves, wl, d, m)."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._data: OrderedDict[int, tuple[npt.NDArray[np.float32], float, float, float]] = (
+            OrderedDict()
+        )
+
+    def get(self, key: int) -> tuple[npt.NDArray[np.float32], float, float, float] | None:
+        hit = self._data.get(key)
+        if hit is not None:
+            self._data.move_to_end(key)
+        return hit
+
+    def put(self, key: int, value: tuple[npt.NDArray[np.float32], float, float, float]) -> None:
+        if self.capacity <= 0:
+            return
+        self._data[key] = value
+        self._data.move_to_end(key)
+        while len(self._data) > self.capacity:
+            self._data.popitem(last=False)
+
+    def resize(self, capacity: int) -> None:
+        self.capacity = capacity
+        while len(self._data) > max(capacity, 0):
+            self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        self._data.clear()
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def permille_full(self) -> int:
+        return 0 if self.capacity <= 0 else min(1000, len(self._data) * 1000 // self.capacity)
+
+
+def softmax_priors(logits: npt.NDArray[np.float32], temperature: float) -> npt.NDArray[np.float32]:
+    z = logits.astype(np.float64) / max(temperature, 1e-3)
+    z -= z.max()
+    p = np.exp(z)
+    return (p / p.sum()).astype(np.float32)
+
+
+class Search:
+    """A tree over one root position, grown by ``run_worker`` calls; thread-safe through a lock.
+
+    ``tree_factory`` builds the tree (the Cython one, or the reference in tests).
+    """
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        params: SearchParams = SearchParams(),
+        tree_factory: Callable[[], Any] = Tree,
+    ) -> None:
+        self.evaluator = evaluator
+        self.params = params
+        self.tree = tree_factory()
+        self.cache = NNCache(params.nn_cache_size)
+        self.lock = threading.Lock()
+        self.stats = SearchStats()
+        self.root: PositionLike | None = None
+        self._root_moves: list[int] = []
+        self._rng = np.random.default_rng(params.seed)
+        self._configure_tree()
+
+    def _configure_tree(self) -> None:
+        p = self.params
+        self.tree.configure(cpuct=p.cpuct, cpuct_base=p.cpuct_base, cpuct_factor=p.cpuct_factor,
+                            fpu_reduction=p.fpu_reduction, fpu_root=p.fpu_root,
+                            virtual_loss=p.virtual_loss, max_nodes=p.max_nodes)
+
+    def set_params(self, params: SearchParams) -> None:
+        with self.lock:
+            self.params = params
+            self.cache.resize(params.nn_cache_size)
+            self._configure_tree()
+
+    def set_position(self, root: PositionLike, game_moves: list[int]) -> bool:
+        """Moves the search to ``root``, reached by ``game_moves`` from the game's start.
+
+        Keeps the subtree when the new root follows the old one (tree reuse); returns whether it did.
+        """
+        with self.lock:
+            old, self._root_moves = self._root_moves, list(game_moves)
+            self.root = root
+            self.stats = SearchStats()
+            noise = self.params.dirichlet_epsilon > 0
+            if not noise and old == game_moves[: len(old)] and self.tree.num_nodes > 0:
+                return bool(self.tree.reroot(game_moves[len(old):]))
+            self.tree.reset()
+            return False
+
+    def clear(self) -> None:
+        """Forgets the tree and the cache (a new game)."""
+        with self.lock:
+            self.tree.reset()
+            self.cache.clear()
+            self._root_moves = []
+
+    def reset_stats(self) -> None:
+        with self.lock:
+            self.stats = SearchStats()
+
+    # ------------------------------------------------------------------ workers
+
+    def run_worker(self, should_stop: Callable[[], bool], node_limit: int | None = None) -> None:
+        """Grows the tree until ``should_stop()`` or ``node_limit`` root visits. Blocks."""
+        planes = np.zeros((self.params.minibatch_size, contract.NUM_PLANES, 8, 8), np.float32)
+        while not should_stop():
+            with self.lock:
+                budget = 1 << 30
+                if node_limit is not None:
+                    budget = node_limit - self.root_visits() - self._inflight()
+                if budget <= 0 or self.stats.full:
+                    pending: list[_Pending] = []
+                    done = True
+                else:
+                    pending, done = self._gather(planes, budget), False
+            if done:
+                if node_limit is not None and self._inflight() > 0:
+                    time.sleep(0.0005)  # another worker holds the last leaves
+                    continue
+                return
+            if not pending:
+                continue
+            out = self.evaluator.evaluate(planes[: len(pending)])
+            with self.lock:
+                self._apply(pending, out.policy, out.wdl, out.mlh)
+
+    def root_visits(self) -> int:
+        return int(self.tree.node_stats(ROOT)[0])
+
+    def _inflight(self) -> int:
+        return int(self.tree.node_stats(ROOT)[1])
+
+    def _gather(self, planes: npt.NDArray[np.float32], budget: int) -> list[_Pending]:
+        """Selects leaves until the batch is full or ``budget`` visits are started."""
+        assert self.root is not None
+        tree, stats, p = self.tree, self.stats, self.params
+        path = np.zeros(MAX_PATH, np.int32)
+        movebuf = np.zeros(MAX_MOVES, np.int32)
+        pending: list[_Pending] = []
+        collisions = 0
+        free_nodes = 0
+        batch = p.minibatch_size
+        while (len(pending) < batch and len(pending) + free_nodes < budget
+               and collisions < p.max_collisions and free_nodes < 4 * batch):
+            leaf = tree.select(path)
+            depth = tree.last_depth
+            if leaf == COLLISION:
+                collisions += 1
+                stats.collisions += 1
+                continue
+            if leaf == FULL:
+                stats.full = True
+                break
+            stats.depth_sum += depth
+            stats.seldepth = max(stats.seldepth, depth)
+            if leaf == TERMINAL:
+                stats.terminals += 1
+                stats.playouts += 1
+                free_nodes += 1
+                continue
+            pos = self.root.copy()
+            for i in range(depth):
+                pos.push(int(path[i]))
+            n = pos.legal_moves(movebuf)
+            if leaf != ROOT and self._score_terminal(pos, leaf, n, depth):
+                tree.backup_terminal(leaf)
+                stats.terminals += 1
+                stats.playouts += 1
+                free_nodes += 1
+                continue
+            moves = movebuf[:n].copy()
+            key = (pos.key() ^ (pos.halfmove_clock() * 0x9E3779B97F4A7C15)
+                   ^ (pos.repetitions() << 62)) & 0xFFFFFFFFFFFFFFFF
+            hit = self.cache.get(key)
+            if hit is not None:
+                priors, wl, d, m = hit
+                self._expand(leaf, moves, priors)
+                tree.backup(leaf, wl, d, m)
+                stats.cache_hits += 1
+                stats.playouts += 1
+                free_nodes += 1
+                continue
+            indices = np.fromiter((pos.policy_index(int(mv)) for mv in moves), np.int64, n)
+            pos.encode(planes[len(pending)])
+            pending.append(_Pending(leaf, moves, indices, key))
+        return pending
+
+    def _score_terminal(self, pos: PositionLike, leaf: int, n_legal: int, depth: int) -> bool:
+        """Marks leaf terminal when its game is over; results are for the side that moved in."""
+        tree = self.tree
+        if n_legal == 0:
+            tree.set_terminal(leaf, WIN if pos.in_check() else DRAW, 1, TERM_GAME)
+        elif pos.halfmove_clock() >= 100 or pos.insufficient_material():
+            tree.set_terminal(leaf, DRAW, 1, TERM_GAME)
+        else:
+            reps = pos.repetitions()
+            if reps >= 2:
+                tree.set_terminal(leaf, DRAW, 1, TERM_GAME)
+            elif reps == 1 and self.params.two_fold_draws and 0 < pos.repetition_distance() <= depth:
+                tree.set_terminal(leaf, DRAW, 1, TERM_TWOFOLD)
+            else:
+                return False
+        return True
+
+    def _expand(self, leaf: int, moves: npt.NDArray[np.int32], priors: npt.NDArray[np.float32]) -> None:
+        p = self.params
+        if leaf == ROOT and p.dirichlet_epsilon > 0:
+            noise = self._rng.dirichlet([p.dirichlet_alpha] * len(priors)).astype(np.float32)
+            priors = ((1 - p.dirichlet_epsilon) * priors + p.dirichlet_epsilon * noise).astype(
+                np.float32)
+        self.tree.expand(leaf, moves, priors)
+
+    def _apply(self, pending: list[_Pending], policy: npt.NDArray[np.float32],
+               wdl: npt.NDArray[np.float32], mlh: npt.NDArray[np.float32] | None) -> None:
+        temp = self.params.policy_temperature
+        for i, item in enumerate(pending):
+            priors = softmax_priors(policy[i, item.indices], temp)
+            wl = float(wdl[i, 0]) - float(wdl[i, 2])
+            d = float(wdl[i, 1])
+            m = float(mlh[i]) if mlh is not None else 0.0
+            self.cache.put(item.key, (priors, wl, d, m))
+            self._expand(item.leaf, item.moves, priors)
+            self.tree.backup(item.leaf, wl, d, m)
+        self.stats.playouts += len(pending)
+        self.stats.evaluated += len(pending)
+        self.stats.batches += 1
+
+    # ---------------------------------------------------------------- results
+
+    def ranked_moves(self) -> list[MoveStats]:
+        """The root's moves, best first: proven wins (shortest), then by visits and Q, proven
+        draws among them, proven losses (longest) last."""
+        with self.lock:
+            moves, priors, visits, q, d, m, bound, plies, ids = self.tree.children(ROOT)
+        out = [MoveStats(int(moves[i]), float(priors[i]), int(visits[i]), float(q[i]),
+                         float(d[i]), float(m[i]), int(bound[i]), int(plies[i]), int(ids[i]))
+               for i in range(len(moves))]
+        out.sort(key=MoveStats.rank_key, reverse=True)
+        return out
+
+    def pv(self, first: MoveStats, max_len: int = 32) -> list[int]:
+        """The principal variation starting with ``first``: most visited children below it."""
+        line = [first.move]
+        node = first.node
+        with self.lock:
+            while node >= 0 and len(line) < max_len:
+                moves, _, visits, q, _, _, bound, plies, ids = self.tree.children(node)
+                if len(moves) == 0:
+                    break
+                best = max(range(len(moves)), key=lambda i: MoveStats.rank_tuple(
+                    int(bound[i]), int(plies[i]), int(visits[i]), float(q[i])))
+                if visits[best] == 0 and bound[best] == UNKNOWN:
+                    break
+                line.append(int(moves[best]))
+                node = int(ids[best])
+        return line
+
+
+@dataclass(frozen=True)
+class MoveStats:
+    """One root move: prior, visits, and Q/D/M for the side to move at the root."""
+
+    move: int
+    prior: float
+    visits: int
+    q: float
+    d: float
+    m: float
+    bound: int
+    plies: int
+    node: int
+
+    @staticmethod
+    def rank_tuple(bound: int, plies: int, visits: int, q: float) -> tuple[int, float, float]:
+        if bound == WIN:
+            return (3, -plies, 0.0)
+        if bound == LOSS:
+            return (0, plies, 0.0)
+        return (2, visits, q)
+
+    def rank_key(self) -> tuple[int, float, float]:
+        return MoveStats.rank_tuple(self.bound, self.plies, self.visits, self.q)
