@@ -70,8 +70,8 @@ class SearchParams:
     """growth of c_puct with the parent's visits."""
     fpu_reduction: float = 0.330
     """first-play urgency: an unvisited move's Q is the parent's Q minus this x sqrt(visited P)."""
-    fpu_root: float = 1.0
-    """the same reduction at the root (lc0's FpuValueAtRoot with its default strategy)."""
+    fpu_root: float | None = None
+    """the reduction at the root; None: the same as elsewhere (lc0's default)."""
     policy_temperature: float = 1.359
     """softmax temperature applied to the policy logits."""
     virtual_loss: float = 1.0
@@ -181,6 +181,7 @@ class Search:
         self.stats = SearchStats()
         self.root: PositionLike | None = None
         self._root_moves: list[int] = []
+        self._root_filter: set[int] | None = None
         self._rng = np.random.default_rng(params.seed)
         self._configure_tree()
 
@@ -196,8 +197,11 @@ class Search:
             self.cache.resize(params.nn_cache_size)
             self._configure_tree()
 
-    def set_position(self, root: PositionLike, game_moves: list[int]) -> bool:
-        """Moves the search to ``root``, reached by ``game_moves`` from the game's start.
+    def set_position(self, root: PositionLike, game_moves: list[int],
+                     root_filter: list[int] | None = None) -> bool:
+        """Moves the search to ``root``, reached by ``game_moves`` from the game's start
+        (``root`` must be set up from the same starting position as the previous root, or
+        ``clear`` called first). ``root_filter`` restricts the root to those moves.
 
         Keeps the subtree when the new root follows the old one (tree reuse); returns whether it did.
         """
@@ -205,8 +209,9 @@ class Search:
             old, self._root_moves = self._root_moves, list(game_moves)
             self.root = root
             self.stats = SearchStats()
-            noise = self.params.dirichlet_epsilon > 0
-            if not noise and old == game_moves[: len(old)] and self.tree.num_nodes > 0:
+            self._root_filter = set(root_filter) if root_filter else None
+            fresh = self.params.dirichlet_epsilon > 0 or self._root_filter is not None
+            if not fresh and old == game_moves[: len(old)] and self.tree.num_nodes > 0:
                 return bool(self.tree.reroot(game_moves[len(old):]))
             self.tree.reset()
             return False
@@ -214,8 +219,13 @@ class Search:
     def clear(self) -> None:
         """Forgets the tree and the cache (a new game)."""
         with self.lock:
-            self.tree.reset()
             self.cache.clear()
+        self.clear_tree()
+
+    def clear_tree(self) -> None:
+        """Forgets the tree; the next position starts a fresh one."""
+        with self.lock:
+            self.tree.reset()
             self._root_moves = []
 
     def reset_stats(self) -> None:
@@ -328,6 +338,10 @@ class Search:
 
     def _expand(self, leaf: int, moves: npt.NDArray[np.int32], priors: npt.NDArray[np.float32]) -> None:
         p = self.params
+        if leaf == ROOT and self._root_filter is not None:
+            keep = np.array([int(m) in self._root_filter for m in moves])
+            moves, priors = moves[keep], priors[keep]
+            priors = (priors / max(float(priors.sum()), 1e-12)).astype(np.float32)
         if leaf == ROOT and p.dirichlet_epsilon > 0:
             noise = self._rng.dirichlet([p.dirichlet_alpha] * len(priors)).astype(np.float32)
             priors = ((1 - p.dirichlet_epsilon) * priors + p.dirichlet_epsilon * noise).astype(

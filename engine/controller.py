@@ -1,0 +1,333 @@
+"""The engine controller: one game position, one search, the clock; what the UCI loop drives.
+
+It owns the search thread: ``go`` starts it and returns at once; the thread runs the workers,
+watches the clock and the limits, reports ``SearchInfo`` through ``on_info`` and ends with
+``on_bestmove``. ``stop`` and ``ponderhit`` may come from any thread at any time.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import chess
+import numpy as np
+
+from engine.board import Position, move_from_uci, move_to_uci
+from engine.evaluator import Evaluator, OnnxEvaluator
+from engine.mcts import DRAW, LOSS, UNKNOWN, WIN
+from engine.search import MoveStats, Search, SearchParams
+from engine.timeman import Budget, GoLimits, budget
+
+_UNPLAYABLE = (chess.STATUS_EMPTY | chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING
+               | chess.STATUS_TOO_MANY_KINGS | chess.STATUS_PAWNS_ON_BACKRANK
+               | chess.STATUS_OPPOSITE_CHECK | chess.STATUS_TOO_MANY_WHITE_PIECES
+               | chess.STATUS_TOO_MANY_BLACK_PIECES)
+INFO_INTERVAL = 1.0
+"""Seconds between periodic info lines."""
+POLL = 0.004
+"""Seconds between checks of the clock and limits."""
+
+
+@dataclass(frozen=True)
+class Score:
+    """A UCI score: centipawns, or mate in ``mate`` moves (negative when being mated)."""
+
+    cp: int | None = None
+    mate: int | None = None
+
+    def uci(self) -> str:
+        return f"mate {self.mate}" if self.mate is not None else f"cp {self.cp}"
+
+
+@dataclass(frozen=True)
+class PvLine:
+    """One line of analysis, for the side to move: score, win/draw/loss permille, moves."""
+
+    multipv: int
+    score: Score
+    wdl: tuple[int, int, int]
+    pv: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SearchInfo:
+    depth: int
+    seldepth: int
+    time_ms: int
+    nodes: int
+    nps: int
+    hashfull: int
+    lines: tuple[PvLine, ...]
+
+
+def q_to_cp(q: float) -> int:
+    """lc0's centipawn conversion of an expected score Q in [-1, 1]."""
+    q = max(-0.9999, min(0.9999, q))
+    return int(round(90.0 * math.tan(1.5637541897 * q)))
+
+
+def score_of(m: MoveStats) -> tuple[Score, tuple[int, int, int]]:
+    if m.bound == WIN:
+        return Score(mate=(m.plies + 1) // 2), (1000, 0, 0)
+    if m.bound == LOSS:
+        return Score(mate=-(m.plies // 2)), (0, 0, 1000)
+    q, d = (0.0, 1.0) if m.bound == DRAW else (m.q, m.d)
+    w = int(round(500 * (1 + q - d)))
+    loss = int(round(500 * (1 - q - d)))
+    w, loss = max(0, min(1000, w)), max(0, min(1000, loss))
+    return Score(cp=q_to_cp(q)), (w, 1000 - w - loss, loss)
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineSettings:
+    """Everything the UCI options set that is not a search parameter."""
+
+    weights: str
+    backend: str = "cpu"
+    onnx_threads: int = 2
+    threads: int = 2
+    multipv: int = 1
+    move_overhead_ms: int = 100
+    smart_pruning_factor: float = 1.33
+    temperature: float = 0.0
+
+
+class Controller:
+    """Drives one search at a time over the current game position."""
+
+    def __init__(
+        self,
+        on_info: Callable[[SearchInfo], None],
+        on_bestmove: Callable[[str, str | None], None],
+        on_message: Callable[[str], None],
+        settings: EngineSettings,
+        params: SearchParams = SearchParams(),
+    ) -> None:
+        self.on_info, self.on_bestmove, self.on_message = on_info, on_bestmove, on_message
+        self.settings = settings
+        self.params = params
+        self.search: Search | None = None
+        self._net_key: tuple[str, str, int] | None = None
+        self._board = chess.Board()
+        self._root_fen = ""
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._ponderhit = threading.Event()
+        self._rng = np.random.default_rng()
+
+    # ----------------------------------------------------------------- state
+
+    def configure(self, settings: EngineSettings, params: SearchParams) -> None:
+        """New settings; takes effect at the next `go` (the net is loaded then)."""
+        self.settings, self.params = settings, params
+        if self.search is not None:
+            self.search.set_params(params)
+
+    def load_net(self) -> Evaluator:
+        """Loads the weights file when it changed. Raises NetError with the file named."""
+        s = self.settings
+        key = (s.weights, s.backend, s.onnx_threads)
+        if self.search is None or key != self._net_key:
+            evaluator = OnnxEvaluator(s.weights, threads=s.onnx_threads, provider=s.backend)
+            self.search = Search(evaluator, self.params)
+            self._net_key = key
+        return self.search.evaluator
+
+    def new_game(self) -> None:
+        self.wait()
+        if self.search is not None:
+            self.search.clear()
+        self._board = chess.Board()
+
+    def set_position(self, fen: str | None, moves: list[str]) -> None:
+        """The game from ``fen`` (None: the start) through ``moves``; ValueError if either is bad,
+        leaving the previous position in place."""
+        try:
+            board = chess.Board(fen) if fen is not None else chess.Board()
+        except ValueError as exc:
+            raise ValueError(f"bad FEN {fen!r}: {exc}") from None
+        if board.status() & _UNPLAYABLE:
+            raise ValueError(f"FEN {fen!r} is not a playable position ({board.status()!r})")
+        for uci in moves:
+            try:
+                board.push(board.parse_uci(uci))
+            except ValueError:
+                raise ValueError(f"illegal move {uci!r} in position {board.fen()!r}") from None
+        self._board = board
+
+    @property
+    def board(self) -> chess.Board:
+        return self._board.copy()
+
+    # ---------------------------------------------------------------- search
+
+    def is_searching(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def go(self, limits: GoLimits) -> None:
+        """Starts searching the current position; returns at once. Raises NetError, ValueError."""
+        self.wait()
+        self.load_net()
+        assert self.search is not None
+        board = self._board
+        if not any(board.legal_moves):
+            raise ValueError("the game is over in this position: no legal move to search")
+        root = Position.from_board(board)
+        root_moves = [move_from_uci(m.uci()) for m in board.move_stack]
+        search_moves = []
+        for uci in limits.searchmoves:
+            try:
+                search_moves.append(move_from_uci(board.parse_uci(uci).uci()))
+            except ValueError:
+                raise ValueError(f"searchmoves: {uci!r} is not a legal move here") from None
+        root_fen = board.root().fen()
+        if search_moves or root_fen != self._root_fen:
+            self.search.clear_tree()
+        self._root_fen = root_fen
+        self.search.set_position(root, root_moves, root_filter=search_moves or None)
+        self._stop.clear()
+        self._ponderhit.clear()
+        self._thread = threading.Thread(target=self._run, args=(limits, board.copy()),
+                                        name="search", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Ends the search; bestmove follows at once. Does not block."""
+        self._stop.set()
+
+    def ponderhit(self) -> None:
+        """The opponent played the move pondered on: go on searching, now on our clock."""
+        self._ponderhit.set()
+
+    def wait(self) -> None:
+        """Stops any search and blocks until its bestmove is out."""
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            self._thread = None
+
+    def _run(self, limits: GoLimits, board: chess.Board) -> None:
+        search = self.search
+        assert search is not None
+        try:
+            self._search(search, limits, board)
+        except Exception as exc:  # a crash must still answer the GUI with a move
+            self.on_message(f"search error: {type(exc).__name__}: {exc}")
+        ranked = search.ranked_moves()
+        if not ranked or ranked[0].visits == 0 and ranked[0].bound == UNKNOWN:
+            self.on_bestmove(next(iter(board.legal_moves)).uci(), None)
+            return
+        best = self._choose(ranked)
+        pv = search.pv(best, max_len=2)
+        self.on_bestmove(move_to_uci(best.move), move_to_uci(pv[1]) if len(pv) > 1 else None)
+
+    def _choose(self, ranked: list[MoveStats]) -> MoveStats:
+        """The best move, or with Temperature > 0 a move drawn by visits^(1/T) (variety)."""
+        t = self.settings.temperature
+        if t <= 0 or ranked[0].bound == WIN:
+            return ranked[0]
+        visits = np.array([m.visits for m in ranked], dtype=np.float64)
+        if visits.sum() == 0:
+            return ranked[0]
+        p = visits ** (1.0 / t)
+        return ranked[int(self._rng.choice(len(ranked), p=p / p.sum()))]
+
+    def _search(self, search: Search, limits: GoLimits, board: chess.Board) -> None:
+        s = self.settings
+        pondering = limits.ponder
+        infinite = limits.infinite
+        clock: Budget | None = budget(limits, board.turn, board.ply(), s.move_overhead_ms)
+        start = time.monotonic()
+        stop_workers = threading.Event()
+        node_limit = None
+        if limits.nodes is not None:
+            node_limit = search.root_visits() + max(1, limits.nodes)
+        workers = [threading.Thread(target=search.run_worker,
+                                    args=(stop_workers.is_set, node_limit), daemon=True)
+                   for _ in range(max(1, s.threads))]
+        for w in workers:
+            w.start()
+        last_info = start
+        single_move = board.legal_moves.count() == 1
+        try:
+            while True:
+                time.sleep(POLL)
+                now = time.monotonic()
+                if self._stop.is_set():
+                    break
+                if pondering and self._ponderhit.is_set():
+                    pondering = False
+                    start = now  # our clock starts at ponderhit
+                if now - last_info >= INFO_INTERVAL:
+                    self.on_info(self.info(search, now - start))
+                    last_info = now
+                if all(not w.is_alive() for w in workers):
+                    if infinite or pondering:
+                        self._stop.wait()  # the node limit was reached; wait for stop
+                        continue
+                    break
+                if infinite or pondering:
+                    continue
+                if self._limits_reached(search, limits, clock, now - start, single_move):
+                    break
+        finally:
+            stop_workers.set()
+            for w in workers:
+                w.join()
+        self.on_info(self.info(search, time.monotonic() - start))
+
+    def _limits_reached(self, search: Search, limits: GoLimits, clock: Budget | None,
+                        elapsed: float, single_move: bool) -> bool:
+        visits = search.root_visits()
+        if search.stats.full:
+            self.on_message("tree memory bound reached; stopping the search")
+            return True
+        ranked = search.ranked_moves()
+        if not ranked:
+            return False
+        best = ranked[0]
+        if limits.depth is not None and search.stats.playouts > 0:
+            if search.stats.depth_sum / search.stats.playouts >= limits.depth:
+                return True
+        if limits.mate is not None and best.bound == WIN and (best.plies + 1) // 2 <= limits.mate:
+            return True
+        if clock is None:
+            return False
+        if elapsed >= clock.hard:
+            return True
+        if visits == 0:
+            return False
+        if single_move or best.bound == WIN:
+            return True
+        if elapsed >= clock.target:
+            return True
+        # Smart pruning: stop when the runner-up cannot catch up in the time that is left.
+        if len(ranked) > 1 and elapsed > 0.05 and self.settings.smart_pruning_factor > 0:
+            rate = search.stats.playouts / elapsed
+            remaining = rate * (clock.target - elapsed) / self.settings.smart_pruning_factor
+            if ranked[1].visits + remaining < best.visits:
+                return True
+        return False
+
+    def info(self, search: Search, elapsed: float) -> SearchInfo:
+        """The search's state as a UCI info report."""
+        stats = search.stats
+        ranked = search.ranked_moves()
+        lines = []
+        for i, m in enumerate(ranked[: max(1, self.settings.multipv)]):
+            if m.visits == 0 and m.bound == UNKNOWN and i > 0:
+                break
+            score, wdl = score_of(m)
+            pv = tuple(move_to_uci(x) for x in search.pv(m))
+            lines.append(PvLine(i + 1, score, wdl, pv))
+        playouts = stats.playouts
+        depth = round(stats.depth_sum / playouts) if playouts else 0
+        return SearchInfo(
+            depth=max(1, depth), seldepth=max(1, stats.seldepth), time_ms=int(elapsed * 1000),
+            nodes=search.root_visits(), nps=int(playouts / elapsed) if elapsed > 0 else 0,
+            hashfull=search.cache.permille_full(), lines=tuple(lines))
+

@@ -1,0 +1,68 @@
+"""Time management: how long to think on a move, from the `go` command's clock fields.
+
+The budget is two numbers: ``target``, what a move should normally take, and ``hard``, what it may
+take when the search is unsure (smart pruning stops earlier when the best move is settled). Both
+leave ``overhead`` for the GUI round trip, so the engine never loses on time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class GoLimits:
+    """The arguments of a UCI `go` command; times in milliseconds, None when absent."""
+
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int | None = None
+    binc: int | None = None
+    movestogo: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    mate: int | None = None
+    movetime: int | None = None
+    infinite: bool = False
+    ponder: bool = False
+    searchmoves: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Seconds to think: ``target`` normally, never past ``hard``."""
+
+    target: float
+    hard: float
+
+
+MIN_THINK = 0.005
+"""Seconds: even with no time left a move gets a first network evaluation."""
+
+
+def budget(limits: GoLimits, white: bool, ply: int, overhead_ms: int) -> Budget | None:
+    """The thinking time for the side to move, or None when the clock sets no limit."""
+    overhead = overhead_ms / 1000.0
+    if limits.movetime is not None:
+        t = max(MIN_THINK, limits.movetime / 1000.0 - overhead)
+        return Budget(t, t)
+    left_ms = limits.wtime if white else limits.btime
+    if left_ms is None:
+        return None
+    inc = (limits.winc if white else limits.binc) or 0
+    left, inc_s = left_ms / 1000.0, inc / 1000.0
+    # Moves still to play in this period: the GUI's count, else a guess that shrinks as the game
+    # goes on but never below 20, so a sudden-death game keeps a reserve.
+    moves = limits.movestogo if limits.movestogo else max(20, 40 - ply // 4)
+    moves = max(1, min(moves, 60))
+    usable = max(0.0, left - overhead)
+    target = usable / moves + 0.75 * inc_s
+    if moves == 1:
+        hard = usable * 0.9
+    else:
+        hard = min(target * 3.0, usable * 0.3 + 0.5 * inc_s)
+    # Whatever the formula says, keep the overhead and a tenth of what is left in reserve.
+    ceiling = max(MIN_THINK, usable * 0.9 if moves == 1 else min(usable * 0.5, left - overhead - 0.1 * left))
+    target = max(MIN_THINK, min(target, ceiling))
+    hard = max(target, min(hard, ceiling))
+    return Budget(target, hard)
