@@ -182,3 +182,17 @@ def test_dirichlet_noise_changes_root_priors_only() -> None:
     assert max(abs(pq[k] - pn[k]) for k in pq) > 0.01
     assert abs(sum(pn.values()) - 1) < 1e-4
     assert all(m.bound == UNKNOWN for m in noisy.ranked_moves())
+
+
+@pytest.mark.parametrize("fen", FENS[:2])
+def test_reference_position_searches_alike(fen: str) -> None:
+    """The python-chess reference position drives the same search as the Cython one."""
+    from engine import board_ref
+
+    results = []
+    for make in (Position, board_ref.Position):
+        search = Search(HashEvaluator(), SearchParams(minibatch_size=8), RefTree)
+        search.set_position(make(fen), [])
+        search.run_worker(lambda: False, node_limit=200)
+        results.append(visit_table(search))
+    assert results[0] == results[1]
