@@ -267,8 +267,7 @@ class Controller:
                     last_info = now
                 if all(not w.is_alive() for w in workers):
                     if infinite or pondering:
-                        self._stop.wait()  # the node limit was reached; wait for stop
-                        continue
+                        continue  # limit reached: bestmove waits for stop or ponderhit
                     break
                 if infinite or pondering:
                     continue
