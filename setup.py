@@ -21,7 +21,7 @@ extensions = [
         extra_compile_args=["-O3"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
-    for name in ("board", "mcts")
+    for name in ("board", "mcts", "batch")
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES))

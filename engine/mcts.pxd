@@ -50,6 +50,8 @@ cdef class Tree:
     cdef void _compact(self, int32_t new_root) noexcept
     cpdef int select(self, int[::1] path)
     cpdef void expand(self, int32_t n, int[::1] moves, float[::1] priors)
+    cdef int _expand_raw(self, int32_t n, const int* moves, const float* priors,
+                         int32_t count) except -1
     cdef void _backup(self, int32_t n, double wl, double d, double m) noexcept nogil
     cpdef void backup(self, int32_t n, double wl, double d, double m)
     cpdef void set_terminal(self, int32_t n, int result, int plies, int kind)

@@ -280,10 +280,17 @@ cdef class Tree:
 
     cpdef void expand(self, int32_t n, int[::1] moves, float[::1] priors):
         """Gives node n its legal moves with their priors (any order; sorted here)."""
-        cdef int32_t count = moves.shape[0], i, j, begin
+        if moves.shape[0] != priors.shape[0]:
+            raise ValueError("moves and priors differ in length")
+        self._expand_raw(n, &moves[0] if moves.shape[0] else NULL,
+                         &priors[0] if priors.shape[0] else NULL, moves.shape[0])
+
+    cdef int _expand_raw(self, int32_t n, const int* moves, const float* priors,
+                         int32_t count) except -1:
+        cdef int32_t i, j, begin
         cdef Edge tmp
         if self.nodes[n].edge_begin >= 0:
-            return
+            return 0
         self._grow_edges(self.num_edges + count)
         begin = self.num_edges
         for i in range(count):
@@ -301,6 +308,7 @@ cdef class Tree:
         self.nodes[n].edge_begin = begin
         self.nodes[n].num_edges = <int16_t>count
         self.num_edges = begin + count
+        return 0
 
     cpdef void backup(self, int32_t n, double wl, double d, double m):
         """Backs up a network value of leaf n: wl and d for the side to move at n, m plies left."""

@@ -23,7 +23,9 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import contract
-from engine.evaluator import Evaluator
+from engine.batch import BatchBuilder, NNCache
+from engine.board import Position
+from engine.evaluator import Evaluator, NetOutput
 from engine.mcts import (
     COLLISION,
     DRAW,
@@ -101,6 +103,11 @@ class _Pending:
 
 
 @dataclass
+class _RefBatch:
+    pending: list[_Pending] = field(default_factory=list)
+
+
+@dataclass
 class SearchStats:
     """Counters for info lines."""
 
@@ -116,8 +123,8 @@ class SearchStats:
     start: float = field(default_factory=time.monotonic)
 
 
-class NNCache:
-    """LRU map from a position's key to (priors over its legal moves, wl, d, m)."""
+class RefCache:
+    """The reference path's NN cache: LRU map from a key to (priors, wl, d, m)."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
@@ -137,11 +144,6 @@ class NNCache:
         self._data[key] = value
         self._data.move_to_end(key)
         while len(self._data) > self.capacity:
-            self._data.popitem(last=False)
-
-    def resize(self, capacity: int) -> None:
-        self.capacity = capacity
-        while len(self._data) > max(capacity, 0):
             self._data.popitem(last=False)
 
     def clear(self) -> None:
@@ -164,7 +166,9 @@ def softmax_priors(logits: npt.NDArray[np.float32], temperature: float) -> npt.N
 class Search:
     """A tree over one root position, grown by ``run_worker`` calls; thread-safe through a lock.
 
-    ``tree_factory`` builds the tree (the Cython one, or the reference in tests).
+    The fast path (the Cython tree, ``engine.board.Position`` roots) gathers batches in C; the
+    reference path (``reference=True``, or any other tree such as ``RefTree``) does the same in
+    Python on any position with the ``PositionLike`` interface, for the tests to compare.
     """
 
     def __init__(
@@ -172,11 +176,14 @@ class Search:
         evaluator: Evaluator,
         params: SearchParams = SearchParams(),
         tree_factory: Callable[[], Any] = Tree,
+        reference: bool = False,
     ) -> None:
         self.evaluator = evaluator
         self.params = params
         self.tree = tree_factory()
-        self.cache = NNCache(params.nn_cache_size)
+        self._fast = isinstance(self.tree, Tree) and not reference
+        self.cache: NNCache | RefCache = (NNCache(params.nn_cache_size) if self._fast
+                                          else RefCache(params.nn_cache_size))
         self.lock = threading.Lock()
         self.stats = SearchStats()
         self.root: PositionLike | None = None
@@ -193,8 +200,10 @@ class Search:
 
     def set_params(self, params: SearchParams) -> None:
         with self.lock:
+            if params.nn_cache_size != self.params.nn_cache_size:
+                self.cache = (NNCache(params.nn_cache_size) if self._fast
+                              else RefCache(params.nn_cache_size))
             self.params = params
-            self.cache.resize(params.nn_cache_size)
             self._configure_tree()
 
     def set_position(self, root: PositionLike, game_moves: list[int],
@@ -205,9 +214,12 @@ class Search:
 
         Keeps the subtree when the new root follows the old one (tree reuse); returns whether it did.
         """
+        if self._fast and not isinstance(root, Position):
+            raise TypeError("the fast search needs an engine.board.Position root")
         with self.lock:
             old, self._root_moves = self._root_moves, list(game_moves)
-            self.root = root
+            # The search pushes and pops leaf paths on its root, so it keeps a private copy.
+            self.root = root.copy()
             self.stats = SearchStats()
             self._root_filter = set(root_filter) if root_filter else None
             fresh = self.params.dirichlet_epsilon > 0 or self._root_filter is not None
@@ -237,26 +249,79 @@ class Search:
     def run_worker(self, should_stop: Callable[[], bool], node_limit: int | None = None) -> None:
         """Grows the tree until ``should_stop()`` or ``node_limit`` root visits. Blocks."""
         planes = np.zeros((self.params.minibatch_size, contract.NUM_PLANES, 8, 8), np.float32)
+        batch = self.new_batch()
         while not should_stop():
             with self.lock:
                 budget = 1 << 30
                 if node_limit is not None:
                     budget = node_limit - self.root_visits() - self._inflight()
-                if budget <= 0 or self.stats.full:
-                    pending: list[_Pending] = []
-                    done = True
-                else:
-                    pending, done = self._gather(planes, budget), False
+                done = budget <= 0 or self.stats.full
+                count = 0 if done else self.gather(batch, planes, 0, budget)
             if done:
                 if node_limit is not None and self._inflight() > 0:
                     time.sleep(0.0005)  # another worker holds the last leaves
                     continue
                 return
-            if not pending:
+            if count == 0:
                 continue
-            out = self.evaluator.evaluate(planes[: len(pending)])
+            out = self.evaluator.evaluate(planes[:count])
             with self.lock:
-                self._apply(pending, out.policy, out.wdl, out.mlh)
+                self.apply(batch, out, 0)
+
+    def new_batch(self) -> Any:
+        """A batch for one worker: the C builder, or the reference's list of leaves."""
+        if self._fast:
+            return BatchBuilder(self.params.minibatch_size)
+        return _RefBatch()
+
+    def gather(self, batch: Any, planes: npt.NDArray[np.float32], offset: int, budget: int) -> int:
+        """Selects leaves into ``planes[offset:]`` (at most the minibatch size, at most ``budget``
+        started visits); returns how many need the network. Call under ``lock``; no blocking.
+
+        Self-play gathers several searches into one array and evaluates them in one call.
+        """
+        assert self.root is not None
+        p = self.params
+        if isinstance(batch, _RefBatch):
+            return self._gather_ref(batch, planes, offset, budget)
+        count = int(batch.gather(self.tree, self.root, planes, offset, budget, p.max_collisions,
+                                 p.two_fold_draws, self.cache))
+        self._absorb(batch)
+        return count
+
+    def apply(self, batch: Any, out: NetOutput, offset: int) -> None:
+        """Backs up a gathered batch from rows ``offset:`` of the network's outputs. Call under
+        ``lock``."""
+        if isinstance(batch, _RefBatch):
+            self._apply_ref(batch, out, offset)
+            return
+        batch.apply(self.tree, self.cache, out.policy, out.wdl, out.mlh, offset,
+                    self.params.policy_temperature)
+        if batch.has_root:
+            row, moves, indices = batch.root_entry()
+            self._expand_root(moves, out.policy[offset + row, indices], out, offset + row)
+        self.stats.evaluated += batch.count
+        self.stats.batches += 1
+        self._absorb(batch)
+
+    def _absorb(self, batch: BatchBuilder) -> None:
+        st = self.stats
+        st.playouts += batch.playouts
+        st.terminals += batch.terminals
+        st.cache_hits += batch.cache_hits
+        st.collisions += batch.collisions
+        st.depth_sum += batch.depth_sum
+        st.seldepth = max(st.seldepth, batch.seldepth)
+        st.full = st.full or batch.full
+        batch.reset_counters()
+
+    def _expand_root(self, moves: npt.NDArray[np.int32], logits: npt.NDArray[np.float32],
+                     out: NetOutput, row: int) -> None:
+        priors = softmax_priors(logits, self.params.policy_temperature)
+        self._expand(ROOT, moves, priors)
+        wl = float(out.wdl[row, 0]) - float(out.wdl[row, 2])
+        m = float(out.mlh[row]) if out.mlh is not None else 0.0
+        self.tree.backup(ROOT, wl, float(out.wdl[row, 1]), m)
 
     def root_visits(self) -> int:
         return int(self.tree.node_stats(ROOT)[0])
@@ -264,18 +329,21 @@ class Search:
     def _inflight(self) -> int:
         return int(self.tree.node_stats(ROOT)[1])
 
-    def _gather(self, planes: npt.NDArray[np.float32], budget: int) -> list[_Pending]:
-        """Selects leaves until the batch is full or ``budget`` visits are started."""
+    # ------------------------------------------------ the pure-Python reference
+
+    def _gather_ref(self, batch: _RefBatch, planes: npt.NDArray[np.float32], offset: int,
+                    budget: int) -> int:
+        """What BatchBuilder.gather does, in Python, on any tree and position."""
         assert self.root is not None
         tree, stats, p = self.tree, self.stats, self.params
         path = np.zeros(MAX_PATH, np.int32)
         movebuf = np.zeros(MAX_MOVES, np.int32)
-        pending: list[_Pending] = []
+        pending = batch.pending = []
         collisions = 0
         free_nodes = 0
-        batch = p.minibatch_size
-        while (len(pending) < batch and len(pending) + free_nodes < budget
-               and collisions < p.max_collisions and free_nodes < 4 * batch):
+        room = min(p.minibatch_size, len(planes) - offset)
+        while (len(pending) < room and len(pending) + free_nodes < budget
+               and collisions < p.max_collisions and free_nodes < 4 * p.minibatch_size):
             leaf = tree.select(path)
             depth = tree.last_depth
             if leaf == COLLISION:
@@ -304,9 +372,9 @@ class Search:
                 continue
             moves = movebuf[:n].copy()
             key = (pos.key() ^ (pos.halfmove_clock() * 0x9E3779B97F4A7C15)
-                   ^ (pos.repetitions() << 62)) & 0xFFFFFFFFFFFFFFFF
-            hit = self.cache.get(key)
-            if hit is not None:
+                   ^ (min(pos.repetitions(), 3) << 62)) & 0xFFFFFFFFFFFFFFFF
+            hit = self.cache.get(key) if leaf != ROOT else None
+            if hit is not None and len(hit[0]) == n:
                 priors, wl, d, m = hit
                 self._expand(leaf, moves, priors)
                 tree.backup(leaf, wl, d, m)
@@ -315,9 +383,9 @@ class Search:
                 free_nodes += 1
                 continue
             indices = np.fromiter((pos.policy_index(int(mv)) for mv in moves), np.int64, n)
-            pos.encode(planes[len(pending)])
+            pos.encode(planes[offset + len(pending)])
             pending.append(_Pending(leaf, moves, indices, key))
-        return pending
+        return len(pending)
 
     def _score_terminal(self, pos: PositionLike, leaf: int, n_legal: int, depth: int) -> bool:
         """Marks leaf terminal when its game is over; results are for the side that moved in."""
@@ -348,19 +416,19 @@ class Search:
                 np.float32)
         self.tree.expand(leaf, moves, priors)
 
-    def _apply(self, pending: list[_Pending], policy: npt.NDArray[np.float32],
-               wdl: npt.NDArray[np.float32], mlh: npt.NDArray[np.float32] | None) -> None:
+    def _apply_ref(self, batch: _RefBatch, out: NetOutput, offset: int) -> None:
         temp = self.params.policy_temperature
-        for i, item in enumerate(pending):
-            priors = softmax_priors(policy[i, item.indices], temp)
-            wl = float(wdl[i, 0]) - float(wdl[i, 2])
-            d = float(wdl[i, 1])
-            m = float(mlh[i]) if mlh is not None else 0.0
+        for i, item in enumerate(batch.pending):
+            row = offset + i
+            priors = softmax_priors(out.policy[row, item.indices], temp)
+            wl = float(out.wdl[row, 0]) - float(out.wdl[row, 2])
+            d = float(out.wdl[row, 1])
+            m = float(out.mlh[row]) if out.mlh is not None else 0.0
             self.cache.put(item.key, (priors, wl, d, m))
             self._expand(item.leaf, item.moves, priors)
             self.tree.backup(item.leaf, wl, d, m)
-        self.stats.playouts += len(pending)
-        self.stats.evaluated += len(pending)
+        self.stats.playouts += len(batch.pending)
+        self.stats.evaluated += len(batch.pending)
         self.stats.batches += 1
 
     # ---------------------------------------------------------------- results

@@ -184,15 +184,18 @@ def test_dirichlet_noise_changes_root_priors_only() -> None:
     assert all(m.bound == UNKNOWN for m in noisy.ranked_moves())
 
 
-@pytest.mark.parametrize("fen", FENS[:2])
-def test_reference_position_searches_alike(fen: str) -> None:
-    """The python-chess reference position drives the same search as the Cython one."""
+@pytest.mark.parametrize("fen", FENS)
+def test_fast_path_matches_the_whole_reference(fen: str) -> None:
+    """Cython tree + C batch builder + Cython position against RefTree + the Python gather +
+    the python-chess position: identical visit counts for the same positions."""
     from engine import board_ref
 
-    results = []
-    for make in (Position, board_ref.Position):
-        search = Search(HashEvaluator(), SearchParams(minibatch_size=8), RefTree)
-        search.set_position(make(fen), [])
-        search.run_worker(lambda: False, node_limit=200)
-        results.append(visit_table(search))
-    assert results[0] == results[1]
+    fast = Search(HashEvaluator(), SearchParams(minibatch_size=8))
+    fast.set_position(Position(fen), [])
+    ref = Search(HashEvaluator(), SearchParams(minibatch_size=8), RefTree)
+    ref.set_position(board_ref.Position(fen), [])
+    for s in (fast, ref):
+        s.run_worker(lambda: False, node_limit=400)
+    assert visit_table(fast) == visit_table(ref)
+    assert fast.stats.cache_hits == ref.stats.cache_hits
+    assert fast.stats.terminals == ref.stats.terminals
