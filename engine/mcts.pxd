@@ -39,6 +39,7 @@ cdef class Tree:
     cdef double fpu_root
     cdef double virtual_loss
 
+    cdef long _max_edges(self) noexcept nogil
     cdef int _grow_nodes(self, int32_t need) except -1
     cdef int _grow_edges(self, int32_t need) except -1
     cdef int32_t _new_node(self, int32_t parent, int32_t move) except -2

@@ -51,6 +51,7 @@ TERM_PROVEN = 3
 
 cdef enum:
     MAX_DEPTH = 1024
+    EDGES_PER_NODE = 40  # edges allowed per node on average (positions average about 35 moves)
 
 cdef enum:
     _ROOT = 0
@@ -67,16 +68,18 @@ cdef int8_t _TERM_PROVEN = 3
 
 
 cdef class Tree:
-    """A search tree. ``max_nodes`` bounds memory: selection reports _FULL when it is reached."""
+    """A search tree. ``max_nodes`` bounds memory: at most ``max_nodes`` nodes and
+    ``EDGES_PER_NODE * max_nodes`` edges are ever allocated (``bytes_bound(max_nodes)`` bytes);
+    selection reports FULL when either is reached."""
 
     def __cinit__(self, long max_nodes=10_000_000, int32_t initial_nodes=4096):
-        self.node_capacity = max(16, initial_nodes)
+        self.max_nodes = max(16, max_nodes)
+        self.node_capacity = min(max(16, initial_nodes), self.max_nodes)
         self.edge_capacity = self.node_capacity * 8
         self.nodes = <Node*>malloc(self.node_capacity * sizeof(Node))
         self.edges = <Edge*>malloc(self.edge_capacity * sizeof(Edge))
         if self.nodes == NULL or self.edges == NULL:
             raise MemoryError("cannot allocate the search tree")
-        self.max_nodes = max_nodes
         self.configure()
         self.reset()
 
@@ -96,7 +99,7 @@ cdef class Tree:
         self.fpu_root = fpu_reduction if fpu_root is None else fpu_root
         self.virtual_loss = virtual_loss
         if max_nodes is not None:
-            self.max_nodes = max_nodes
+            self.max_nodes = max(16, max_nodes)
 
     def reset(self):
         """Empties the tree down to a fresh, unexpanded root."""
@@ -113,6 +116,8 @@ cdef class Tree:
             return 0
         while cap < need:
             cap *= 2
+        # Never past the bound: the doubling must not overshoot the memory the user allowed.
+        cap = max(need, min(cap, self.max_nodes))
         p = <Node*>realloc(self.nodes, cap * sizeof(Node))
         if p == NULL:
             raise MemoryError("search tree: cannot grow to %d nodes" % cap)
@@ -127,6 +132,7 @@ cdef class Tree:
             return 0
         while cap < need:
             cap *= 2
+        cap = max(need, min(cap, self._max_edges()))
         p = <Edge*>realloc(self.edges, cap * sizeof(Edge))
         if p == NULL:
             raise MemoryError("search tree: cannot grow to %d edges" % cap)
@@ -152,6 +158,15 @@ cdef class Tree:
         node.m = 0.0
         self.num_nodes = n + 1
         return n
+
+    cdef inline long _max_edges(self) noexcept nogil:
+        # The room one more expansion needs (a position has at most 218 moves) is kept free.
+        return self.max_nodes * EDGES_PER_NODE + 256
+
+    @staticmethod
+    def bytes_bound(long max_nodes):
+        """Bytes the arrays of a tree with this ``max_nodes`` can reach at most."""
+        return max_nodes * sizeof(Node) + (max_nodes * EDGES_PER_NODE + 256) * sizeof(Edge)
 
     @property
     def num_nodes(self):
@@ -258,7 +273,7 @@ cdef class Tree:
             depth += 1
             child = e.child
             if child < 0:
-                if self.num_nodes >= self.max_nodes:
+                if self.num_nodes >= self.max_nodes or self.num_edges >= self._max_edges() - 256:
                     self._revert(n)
                     self.last_depth = depth
                     return _FULL

@@ -28,6 +28,7 @@ from engine.mcts import (
 )
 
 MAX_DEPTH = 1024
+EDGES_PER_NODE = 40
 
 
 @dataclass
@@ -49,7 +50,7 @@ class RefTree:
     """The reference tree; see ``engine.mcts.Tree`` for each method's contract."""
 
     def __init__(self, max_nodes: int = 10_000_000) -> None:
-        self.max_nodes = max_nodes
+        self.max_nodes = max(16, max_nodes)
         self.last_depth = 0
         self.configure()
         self.reset()
@@ -74,10 +75,11 @@ class RefTree:
         self.fpu_root = fpu_reduction if fpu_root is None else fpu_root
         self.virtual_loss = virtual_loss
         if max_nodes is not None:
-            self.max_nodes = max_nodes
+            self.max_nodes = max(16, max_nodes)
 
     def reset(self) -> None:
         self.nodes: list[_Node] = [_Node(NO_NODE, 0)]
+        self.num_edges = 0
 
     @property
     def num_nodes(self) -> int:
@@ -150,7 +152,8 @@ class RefTree:
             depth += 1
             child = int(edge[2])
             if child < 0:
-                if len(self.nodes) >= self.max_nodes:
+                if (len(self.nodes) >= self.max_nodes
+                        or self.num_edges >= self.max_nodes * EDGES_PER_NODE):
                     self._revert(n)
                     self.last_depth = depth
                     return FULL
@@ -175,6 +178,7 @@ class RefTree:
         # Stable sort, highest prior first, as the Cython insertion sort does.
         edges.sort(key=lambda e: -e[1])
         node.edges = edges
+        self.num_edges += len(edges)
 
     def backup(self, n: int, wl: float, d: float, m: float) -> None:
         v = -wl
@@ -300,3 +304,4 @@ class RefTree:
                     e[2] = remap[int(e[2])]
             nodes.append(node)
         self.nodes = nodes
+        self.num_edges = sum(len(n.edges or []) for n in nodes)

@@ -10,6 +10,7 @@ from typing import Union
 
 from engine.controller import EngineSettings
 from engine.evaluator import default_net_path
+from engine.mcts import Tree
 from engine.search import SearchParams
 
 Value = Union[int, float, bool, str]
@@ -92,8 +93,8 @@ OPTIONS: tuple[UciOption, ...] = (
 
 BY_NAME: dict[str, UciOption] = {o.name.lower(): o for o in OPTIONS}
 
-# Tree memory per visited node: the node itself and, once expanded, about 35 edges.
-BYTES_PER_NODE_ESTIMATE = 56 + 35 * 12
+# What the tree may take per node at most (see Tree.bytes_bound): RamLimitMb holds.
+BYTES_PER_NODE_BOUND = Tree.bytes_bound(1_000_000) // 1_000_000
 
 
 def weights_path(value: Value) -> str:
@@ -114,7 +115,7 @@ def to_settings(values: dict[str, Value]) -> tuple[EngineSettings, SearchParams]
         policy_temperature=float(v["PolicyTemperature"]),
         virtual_loss=float(v["VirtualLoss"]), minibatch_size=int(v["MinibatchSize"]),
         max_collisions=int(v["MaxCollisions"]), nn_cache_size=int(v["NNCacheSize"]),
-        max_nodes=int(v["RamLimitMb"]) * 2**20 // BYTES_PER_NODE_ESTIMATE,
+        max_nodes=int(v["RamLimitMb"]) * 2**20 // BYTES_PER_NODE_BOUND,
         two_fold_draws=bool(v["TwoFoldDraws"]))
     return settings, params
 
