@@ -177,13 +177,15 @@ class Search:
         params: SearchParams = SearchParams(),
         tree_factory: Callable[[], Any] = Tree,
         reference: bool = False,
+        cache: NNCache | RefCache | None = None,
     ) -> None:
         self.evaluator = evaluator
         self.params = params
         self.tree = tree_factory()
         self._fast = isinstance(self.tree, Tree) and not reference
-        self.cache: NNCache | RefCache = (NNCache(params.nn_cache_size) if self._fast
-                                          else RefCache(params.nn_cache_size))
+        # Searches may share one cache (self-play runs many games on one net).
+        self.cache: NNCache | RefCache = cache if cache is not None else (
+            NNCache(params.nn_cache_size) if self._fast else RefCache(params.nn_cache_size))
         self.lock = threading.Lock()
         self.stats = SearchStats()
         self.root: PositionLike | None = None
