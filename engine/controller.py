@@ -20,6 +20,7 @@ from engine.board import Position, move_from_uci, move_to_uci
 from engine.evaluator import Evaluator, OnnxEvaluator
 from engine.mcts import DRAW, LOSS, UNKNOWN, WIN
 from engine.search import MoveStats, Search, SearchParams
+from engine.tablebase import Tablebases
 from engine.timeman import Budget, GoLimits, budget
 
 _UNPLAYABLE = (chess.STATUS_EMPTY | chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING
@@ -94,6 +95,7 @@ class EngineSettings:
     move_overhead_ms: int = 100
     smart_pruning_factor: float = 1.33
     temperature: float = 0.0
+    syzygy_path: str = ""
 
 
 class Controller:
@@ -113,6 +115,7 @@ class Controller:
         self.search: Search | None = None
         self._net_key: tuple[str, str, int] | None = None
         self._board = chess.Board()
+        self._tablebases: Tablebases | None = None
         self._root_fen = ""
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -123,6 +126,13 @@ class Controller:
 
     def configure(self, settings: EngineSettings, params: SearchParams) -> None:
         """New settings; takes effect at the next `go` (the net is loaded then)."""
+        if settings.syzygy_path != self.settings.syzygy_path or (
+                settings.syzygy_path and self._tablebases is None):
+            # Opened now, so a bad path is reported at setoption and the old tables stay.
+            tables = Tablebases(settings.syzygy_path) if settings.syzygy_path else None
+            if self._tablebases is not None:
+                self._tablebases.close()
+            self._tablebases = tables
         self.settings, self.params = settings, params
         if self.search is not None:
             self.search.set_params(params)
@@ -184,6 +194,10 @@ class Controller:
                 search_moves.append(move_from_uci(board.parse_uci(uci).uci()))
             except ValueError:
                 raise ValueError(f"searchmoves: {uci!r} is not a legal move here") from None
+        if not search_moves and self._tablebases is not None:
+            known = self._tablebases.root_moves(board.copy())
+            if known:
+                search_moves = [move_from_uci(m.uci()) for m in known]
         root_fen = board.root().fen()
         if search_moves or root_fen != self._root_fen:
             self.search.clear_tree()
@@ -191,7 +205,8 @@ class Controller:
         self.search.set_position(root, root_moves, root_filter=search_moves or None)
         self._stop.clear()
         self._ponderhit.clear()
-        self._thread = threading.Thread(target=self._run, args=(limits, board.copy()),
+        allowed = search_moves or [move_from_uci(m.uci()) for m in board.legal_moves]
+        self._thread = threading.Thread(target=self._run, args=(limits, board.copy(), allowed),
                                         name="search", daemon=True)
         self._thread.start()
 
@@ -210,7 +225,7 @@ class Controller:
             self._thread.join()
             self._thread = None
 
-    def _run(self, limits: GoLimits, board: chess.Board) -> None:
+    def _run(self, limits: GoLimits, board: chess.Board, allowed: list[int]) -> None:
         search = self.search
         assert search is not None
         try:
@@ -218,9 +233,11 @@ class Controller:
         except Exception as exc:  # a crash must still answer the GUI with a move
             self.on_message(f"search error: {type(exc).__name__}: {exc}")
         ranked = search.ranked_moves()
-        if not ranked or ranked[0].visits == 0 and ranked[0].bound == UNKNOWN:
-            self.on_bestmove(next(iter(board.legal_moves)).uci(), None)
+        if not ranked:
+            # Stopped before the root was evaluated: any allowed move beats no move.
+            self.on_bestmove(move_to_uci(allowed[0]), None)
             return
+        # With no visits yet, ranking falls back to the priors (edges are sorted by them).
         best = self._choose(ranked)
         pv = search.pv(best, max_len=2)
         self.on_bestmove(move_to_uci(best.move), move_to_uci(pv[1]) if len(pv) > 1 else None)

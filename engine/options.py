@@ -88,6 +88,7 @@ OPTIONS: tuple[UciOption, ...] = (
     UciOption("Ponder", "check", False),
     UciOption("UCI_ShowWDL", "check", False),
     UciOption("MoveOverhead", "spin", 100, 0, 100_000),
+    UciOption("SyzygyPath", "string", "<empty>"),
     UciOption("Clear Tree", "button", ""),
 )
 
@@ -108,7 +109,8 @@ def to_settings(values: dict[str, Value]) -> tuple[EngineSettings, SearchParams]
         weights=weights_path(v["WeightsFile"]), backend=str(v["Backend"]),
         onnx_threads=int(v["NNThreads"]), threads=int(v["Threads"]), multipv=int(v["MultiPV"]),
         move_overhead_ms=int(v["MoveOverhead"]),
-        smart_pruning_factor=float(v["SmartPruningFactor"]), temperature=float(v["Temperature"]))
+        smart_pruning_factor=float(v["SmartPruningFactor"]), temperature=float(v["Temperature"]),
+        syzygy_path="" if v["SyzygyPath"] in ("<empty>", "") else str(v["SyzygyPath"]))
     params = SearchParams(
         cpuct=float(v["CPuct"]), cpuct_base=float(v["CPuctBase"]),
         cpuct_factor=float(v["CPuctFactor"]), fpu_reduction=float(v["FpuValue"]),
