@@ -33,6 +33,7 @@ cdef class BatchBuilder:
     cdef int max_batch
     cdef int count               # leaves waiting for the network in the current batch
     cdef int32_t* leaves         # [max_batch] node ids
+    cdef int32_t* depths         # [max_batch] their depths below the root
     cdef int32_t* move_counts    # [max_batch]
     cdef int* moves              # [max_batch, MAX_MOVES] legal moves of each leaf
     cdef int32_t* indices        # [max_batch, MAX_MOVES] their policy indices

@@ -141,11 +141,12 @@ cdef class BatchBuilder:
         self.max_batch = max(1, max_batch)
         n = self.max_batch
         self.leaves = <int32_t*>malloc(n * sizeof(int32_t))
+        self.depths = <int32_t*>malloc(n * sizeof(int32_t))
         self.move_counts = <int32_t*>malloc(n * sizeof(int32_t))
         self.moves = <int*>malloc(n * MAX_MOVES * sizeof(int))
         self.indices = <int32_t*>malloc(n * MAX_MOVES * sizeof(int32_t))
         self.keys = <uint64_t*>malloc(n * sizeof(uint64_t))
-        if (self.leaves == NULL or self.move_counts == NULL or self.moves == NULL
+        if (self.leaves == NULL or self.depths == NULL or self.move_counts == NULL or self.moves == NULL
                 or self.indices == NULL or self.keys == NULL):
             raise MemoryError()
         self.path = np.zeros(1024, np.int32)
@@ -153,6 +154,7 @@ cdef class BatchBuilder:
 
     def __dealloc__(self):
         free(self.leaves)
+        free(self.depths)
         free(self.move_counts)
         free(self.moves)
         free(self.indices)
@@ -195,10 +197,10 @@ cdef class BatchBuilder:
                 self.full = True
                 break
             depth = tree.last_depth
-            self.depth_sum += depth
             if depth > self.seldepth:
                 self.seldepth = depth
             if leaf == _TERMINAL:
+                self.depth_sum += depth
                 self.terminals += 1
                 self.playouts += 1
                 free_nodes += 1
@@ -213,6 +215,7 @@ cdef class BatchBuilder:
                 for i in range(depth):
                     root.pop_c()
                 tree._backup_exact(leaf)
+                self.depth_sum += depth
                 self.terminals += 1
                 self.playouts += 1
                 free_nodes += 1
@@ -224,6 +227,7 @@ cdef class BatchBuilder:
                     root.pop_c()
                 tree._expand_raw(leaf, mv, cache.priors_of(hit), n)
                 tree._backup(leaf, hit.wl, hit.d, hit.m)
+                self.depth_sum += depth
                 self.cache_hits += 1
                 self.playouts += 1
                 free_nodes += 1
@@ -235,6 +239,7 @@ cdef class BatchBuilder:
             for i in range(depth):
                 root.pop_c()
             self.leaves[k] = leaf
+            self.depths[k] = depth
             self.move_counts[k] = n
             self.keys[k] = key
             if leaf == _ROOT:
@@ -285,6 +290,8 @@ cdef class BatchBuilder:
             d = wdl[offset + i, 1]
             m = mlh_v[offset + i] if mlh is not None else 0.0
             cache.insert(self.keys[i], self.priorbuf, n, wl, d, m)
+            # Counted with the visit, so depth_sum / playouts is the mean depth of done visits.
+            self.depth_sum += self.depths[i]
             if leaf != _ROOT:
                 tree._expand_raw(leaf, &self.moves[i * MAX_MOVES], self.priorbuf, n)
                 tree._backup(leaf, wl, d, m)

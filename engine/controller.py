@@ -147,6 +147,12 @@ class Controller:
             self._net_key = key
         return self.search.evaluator
 
+    def clear_tree(self) -> None:
+        """Forgets the search tree and the NN cache; the position stays."""
+        self.wait()
+        if self.search is not None:
+            self.search.clear()
+
     def new_game(self) -> None:
         self.wait()
         if self.search is not None:
@@ -258,7 +264,7 @@ class Controller:
         pondering = limits.ponder
         infinite = limits.infinite
         clock: Budget | None = budget(limits, board.turn, board.ply(), s.move_overhead_ms)
-        start = time.monotonic()
+        start = clock_start = time.monotonic()
         stop_workers = threading.Event()
         node_limit = None
         if limits.nodes is not None:
@@ -278,7 +284,7 @@ class Controller:
                     break
                 if pondering and self._ponderhit.is_set():
                     pondering = False
-                    start = now  # our clock starts at ponderhit
+                    clock_start = now  # our clock starts at ponderhit
                 if now - last_info >= INFO_INTERVAL:
                     self.on_info(self.info(search, now - start))
                     last_info = now
@@ -288,7 +294,7 @@ class Controller:
                     break
                 if infinite or pondering:
                     continue
-                if self._limits_reached(search, limits, clock, now - start, single_move):
+                if self._limits_reached(search, limits, clock, now - clock_start, single_move):
                     break
         finally:
             stop_workers.set()

@@ -61,7 +61,7 @@ class UciOption:
                 if c.lower() == text.lower():
                     return c
             raise ValueError(f"{self.name} takes one of {', '.join(self.choices)}, not {text!r}")
-        return "" if text == "<empty>" else text
+        return text  # "<empty>" stays as sent; to_settings reads it as empty
 
 
 _P = SearchParams()
@@ -99,7 +99,7 @@ BYTES_PER_NODE_BOUND = Tree.bytes_bound(1_000_000) // 1_000_000
 
 
 def weights_path(value: Value) -> str:
-    return str(default_net_path()) if value in ("<default>", "") else str(value)
+    return str(default_net_path()) if value in ("<default>", "<empty>", "") else str(value)
 
 
 def to_settings(values: dict[str, Value]) -> tuple[EngineSettings, SearchParams]:

@@ -100,6 +100,7 @@ class _Pending:
     moves: npt.NDArray[np.int32]
     indices: npt.NDArray[np.int64]
     key: int
+    depth: int
 
 
 @dataclass
@@ -223,8 +224,11 @@ class Search:
             # The search pushes and pops leaf paths on its root, so it keeps a private copy.
             self.root = root.copy()
             self.stats = SearchStats()
+            was_filtered = self._root_filter is not None
             self._root_filter = set(root_filter) if root_filter else None
-            fresh = self.params.dirichlet_epsilon > 0 or self._root_filter is not None
+            # A root expanded with only some moves (searchmoves, tablebases) is not reusable.
+            fresh = (self.params.dirichlet_epsilon > 0 or self._root_filter is not None
+                     or was_filtered)
             if not fresh and old == game_moves[: len(old)] and self.tree.num_nodes > 0:
                 return bool(self.tree.reroot(game_moves[len(old):]))
             self.tree.reset()
@@ -355,9 +359,9 @@ class Search:
             if leaf == FULL:
                 stats.full = True
                 break
-            stats.depth_sum += depth
             stats.seldepth = max(stats.seldepth, depth)
             if leaf == TERMINAL:
+                stats.depth_sum += depth
                 stats.terminals += 1
                 stats.playouts += 1
                 free_nodes += 1
@@ -368,6 +372,7 @@ class Search:
             n = pos.legal_moves(movebuf)
             if leaf != ROOT and self._score_terminal(pos, leaf, n, depth):
                 tree.backup_terminal(leaf)
+                stats.depth_sum += depth
                 stats.terminals += 1
                 stats.playouts += 1
                 free_nodes += 1
@@ -380,13 +385,14 @@ class Search:
                 priors, wl, d, m = hit
                 self._expand(leaf, moves, priors)
                 tree.backup(leaf, wl, d, m)
+                stats.depth_sum += depth
                 stats.cache_hits += 1
                 stats.playouts += 1
                 free_nodes += 1
                 continue
             indices = np.fromiter((pos.policy_index(int(mv)) for mv in moves), np.int64, n)
             pos.encode(planes[offset + len(pending)])
-            pending.append(_Pending(leaf, moves, indices, key))
+            pending.append(_Pending(leaf, moves, indices, key, depth))
         return len(pending)
 
     def _score_terminal(self, pos: PositionLike, leaf: int, n_legal: int, depth: int) -> bool:
@@ -429,6 +435,7 @@ class Search:
             self.cache.put(item.key, (priors, wl, d, m))
             self._expand(item.leaf, item.moves, priors)
             self.tree.backup(item.leaf, wl, d, m)
+            self.stats.depth_sum += item.depth
         self.stats.playouts += len(batch.pending)
         self.stats.evaluated += len(batch.pending)
         self.stats.batches += 1

@@ -188,7 +188,7 @@ class UciEngine:
             raise UciError(f"setoption: unknown option {name!r}")
         if opt.kind == "button":
             if opt.name == "Clear Tree":
-                self.controller.new_game()
+                self.controller.clear_tree()
             return
         if text is None:
             raise UciError(f"setoption: {opt.name} needs a value")
