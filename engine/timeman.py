@@ -55,14 +55,13 @@ def budget(limits: GoLimits, white: bool, ply: int, overhead_ms: int) -> Budget 
     # goes on but never below 20, so a sudden-death game keeps a reserve.
     moves = limits.movestogo if limits.movestogo else max(20, 40 - ply // 4)
     moves = max(1, min(moves, 60))
-    usable = max(0.0, left - overhead)
-    target = usable / moves + 0.75 * inc_s
-    if moves == 1:
-        hard = usable * 0.9
-    else:
-        hard = min(target * 3.0, usable * 0.3 + 0.5 * inc_s)
-    # Whatever the formula says, keep the overhead and a tenth of what is left in reserve.
-    ceiling = max(MIN_THINK, usable * 0.9 if moves == 1 else min(usable * 0.5, left - overhead - 0.1 * left))
+    # As Stockfish does: the increments still to come are counted, and the overhead is kept back
+    # for every move still to play, not once, so latency cannot eat the clock over a long game.
+    usable = max(0.0, left + inc_s * (moves - 1) - overhead * (moves + 2))
+    target = usable / moves
+    hard = usable * 0.9 if moves == 1 else min(target * 3.0, usable * 0.3 + 0.5 * inc_s)
+    ceiling = max(MIN_THINK, min(0.5 * (left - overhead), left - overhead - 0.1 * left)
+                  if moves > 1 else 0.9 * (left - overhead))
     target = max(MIN_THINK, min(target, ceiling))
     hard = max(target, min(hard, ceiling))
     return Budget(target, hard)
