@@ -287,10 +287,6 @@ cdef class Tree:
             self.nodes[n].inflight -= 1
             n = self.nodes[n].parent
 
-    def revert(self, int32_t leaf):
-        """Cancels the in-flight visit of a leaf returned by select (e.g. a failed evaluation)."""
-        self._revert(leaf)
-
     # ------------------------------------------------------------------ backup
 
     cpdef void expand(self, int32_t n, int[::1] moves, float[::1] priors):
@@ -456,18 +452,6 @@ cdef class Tree:
                 bound[i] = c.bound
                 plies[i] = c.bound_plies
         return moves, priors, visits, q, d, m, bound, plies, ids
-
-    def set_priors(self, int32_t n, float[::1] priors):
-        """Overwrites n's edge priors in edge order (Dirichlet noise at the root)."""
-        cdef Node* node = &self.nodes[n]
-        cdef int32_t i
-        if priors.shape[0] != node.num_edges:
-            raise ValueError("expected %d priors, got %d" % (node.num_edges, priors.shape[0]))
-        for i in range(node.num_edges):
-            self.edges[node.edge_begin + i].prior = priors[i]
-
-    def is_expanded(self, int32_t n):
-        return self.nodes[n].edge_begin >= 0
 
     # ----------------------------------------------------------------- reuse
 

@@ -167,9 +167,6 @@ class RefTree:
             self.nodes[n].inflight -= 1
             n = self.nodes[n].parent
 
-    def revert(self, leaf: int) -> None:
-        self._revert(leaf)
-
     def expand(self, n: int, moves: Iterable[int], priors: Iterable[float]) -> None:
         node = self.nodes[n]
         if node.edges is not None:
@@ -255,16 +252,6 @@ class RefTree:
             if cn.terminal != TERM_NONE:
                 bound[i], plies[i] = cn.bound, cn.bound_plies
         return moves, priors, visits, q, d, m, bound, plies, ids
-
-    def set_priors(self, n: int, priors: npt.NDArray[np.float32]) -> None:
-        edges = self.nodes[n].edges or []
-        if len(priors) != len(edges):
-            raise ValueError(f"expected {len(edges)} priors, got {len(priors)}")
-        for e, p in zip(edges, priors):
-            e[1] = float(np.float32(p))
-
-    def is_expanded(self, n: int) -> bool:
-        return self.nodes[n].edges is not None
 
     def reroot(self, moves: Iterable[int]) -> bool:
         n = ROOT

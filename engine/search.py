@@ -246,10 +246,6 @@ class Search:
             self.tree.reset()
             self._root_moves = []
 
-    def reset_stats(self) -> None:
-        with self.lock:
-            self.stats = SearchStats()
-
     # ------------------------------------------------------------------ workers
 
     def run_worker(self, should_stop: Callable[[], bool], node_limit: int | None = None) -> None:
