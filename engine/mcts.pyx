@@ -6,7 +6,7 @@ Notation (as in lc0 and minigo):
     Q   W / N, the mean value, always for the side to move at the node's *parent*, so a parent
         picks the child with the highest Q + U
     P   the network's prior of the move (an edge)
-    U   cpuct(N_parent) * P * sqrt(N_parent) / (1 + N_child)
+    U   cpuct(N_parent) * P * sqrt(N_parent) / (1 + N_child); zero for a proven child
     cpuct(N) = cpuct + cpuct_factor * log((N + cpuct_base) / cpuct_base)
 
 An expanded node owns a contiguous run of edges (its legal moves, sorted by prior, highest
@@ -218,13 +218,16 @@ cdef class Tree:
             c = &self.nodes[cn]
             started = c.visits + c.inflight
             if c.terminal != _TERM_NONE and c.bound != _UNKNOWN:
-                q = c.bound
-            elif started == 0:
-                q = fpu
+                # A proven value is exact: nothing to explore, so no U (else a strong prior
+                # keeps feeding visits to, say, a stalemate).
+                score = c.bound
             else:
-                q = (c.wl - self.virtual_loss * c.inflight) / started
-            u = cpuct * e[i].prior * sqrt_n / (1.0 + started)
-            score = q + u
+                if started == 0:
+                    q = fpu
+                else:
+                    q = (c.wl - self.virtual_loss * c.inflight) / started
+                u = cpuct * e[i].prior * sqrt_n / (1.0 + started)
+                score = q + u
             if score > best_score:
                 best_score = score
                 best = i

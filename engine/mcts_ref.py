@@ -111,12 +111,10 @@ class RefTree:
             cn = self.nodes[c]
             started = cn.visits + cn.inflight
             if cn.terminal != TERM_NONE and cn.bound != UNKNOWN:
-                q = float(cn.bound)
-            elif started == 0:
-                q = fpu
+                score = float(cn.bound)
             else:
-                q = (cn.wl - self.virtual_loss * cn.inflight) / started
-            score = q + cpuct * prior * sqrt_n / (1.0 + started)
+                q = fpu if started == 0 else (cn.wl - self.virtual_loss * cn.inflight) / started
+                score = q + cpuct * prior * sqrt_n / (1.0 + started)
             if score > best_score:
                 best_score, best = score, i
         return best

@@ -447,7 +447,7 @@ class Search:
                          float(d[i]), float(m[i]), int(bound[i]), int(plies[i]), int(ids[i]))
                for i in range(len(moves))]
         out.sort(key=MoveStats.rank_key, reverse=True)
-        return out
+        return prefer_by_value(out)
 
     def pv(self, first: MoveStats, max_len: int = 32) -> list[int]:
         """The principal variation starting with ``first``: most visited children below it."""
@@ -465,6 +465,24 @@ class Search:
                 line.append(int(moves[best]))
                 node = int(ids[best])
         return line
+
+
+def prefer_by_value(ranked: list[MoveStats]) -> list[MoveStats]:
+    """Visits decide, except against a proven draw: a searched move expected to win beats a
+    drawn one (the net's prior can pile visits onto a stalemate), and a proven draw beats a
+    favourite expected to lose."""
+    if not ranked or ranked[0].bound not in (UNKNOWN, DRAW):
+        return ranked
+    lead = ranked[0]
+    if lead.bound == DRAW:
+        better = next((m for m in ranked if m.bound == UNKNOWN and m.visits > 0 and m.q > 0), None)
+    elif lead.q < 0:
+        better = next((m for m in ranked if m.bound == DRAW), None)
+    else:
+        better = None
+    if better is None:
+        return ranked
+    return [better] + [m for m in ranked if m is not better]
 
 
 @dataclass(frozen=True)
