@@ -21,6 +21,7 @@ from engine.bench import read_positions, run
 from engine.board import Position
 from engine.evaluator import OnnxEvaluator, UniformEvaluator, default_net_path
 from engine.mcts import Tree
+from engine.options import defaults, to_settings
 from engine.search import Search, SearchParams
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -91,11 +92,13 @@ def main() -> None:
                   "  ".join(f"b{b}={r:,.0f}" for b, r in zip(sizes, rates)))
 
     print(f"2. search throughput: {len(boards)} positions x {args.movetime} ms, default settings")
-    params = SearchParams()
+    settings, params = to_settings(defaults())  # the engine's UCI defaults
+    print(f"  (Threads {settings.threads}, NNThreads {settings.onnx_threads}, "
+          f"MinibatchSize {params.minibatch_size})")
     for net in nets:
-        ev = OnnxEvaluator(net, threads=2)
+        ev = OnnxEvaluator(net, threads=settings.onnx_threads)
         nodes, secs = run(ev, boards, params, nodes=None, seconds=args.movetime / 1000,
-                          threads=2)
+                          threads=settings.threads)
         nps = nodes / secs
         print(f"  {Path(net).name:22s} {nodes:,} nodes in {secs:.1f} s = {nps:,.0f} nodes/s; "
               f"ratio to raw batch-32 ({raw32[net]:,.0f}/s): {nps / raw32[net]:.2f}")

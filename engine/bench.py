@@ -77,7 +77,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--positions", help="file of `fen ... [moves ...]` lines")
     ap.add_argument("--nodes", type=int, default=None, help="playouts per position")
     ap.add_argument("--movetime", type=int, default=None, help="milliseconds per position")
-    ap.add_argument("--threads", type=int, default=2, help="search workers")
+    ap.add_argument("--threads", type=int, default=1, help="search workers")
     ap.add_argument("--nn-threads", type=int, default=2, help="onnxruntime intra-op threads")
     ap.add_argument("--minibatch", type=int, default=SearchParams().minibatch_size)
     args = ap.parse_args(argv)

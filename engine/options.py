@@ -69,7 +69,9 @@ _P = SearchParams()
 OPTIONS: tuple[UciOption, ...] = (
     UciOption("WeightsFile", "string", "<default>"),
     UciOption("Backend", "combo", "cpu", choices=("cpu", "cuda")),
-    UciOption("Threads", "spin", 2, 1, 16),
+    # One search thread: gathering runs in C at ~2% of a batch's network time, so a second
+    # thread only competes with onnxruntime's two for the two cores (benchmarks/speed.py).
+    UciOption("Threads", "spin", 1, 1, 16),
     UciOption("NNThreads", "spin", 2, 0, 64),
     UciOption("MinibatchSize", "spin", _P.minibatch_size, 1, 1024),
     UciOption("MaxCollisions", "spin", _P.max_collisions, 0, 1024),
