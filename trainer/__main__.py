@@ -4,6 +4,10 @@ Commands:
   pgn-data    parse PGN files into a training .npz
   pgn-train   supervised training on PGN games, exporting an ONNX net
   export      export a checkpoint to an ONNX net
+  selfplay, train, loop, endgames, sf-label
+              self-play records, training on them, the whole loop (trainer/cli_rl.py)
+  match       engine against engine: Elo with its 95% interval, SPRT
+  ladder      the engine against sunfish, Stockfish at several UCI_Elo, maia-1900
 
 Each command is a module-level ``add_*`` function registering a subparser whose ``func`` takes the
 parsed arguments; to add one (selfplay, train, evaluate, loop), write its ``add_parser`` and list
@@ -61,7 +65,26 @@ def add_export(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_export)
 
 
-COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [add_pgn_data, add_pgn_train, add_export]
+def add_rl(sub: argparse._SubParsersAction) -> None:
+    importlib.import_module("trainer.cli_rl").add_subcommands(sub)
+
+
+# Commands whose modules parse their own arguments: ``<entry>(argv) -> int``. main() hands them
+# the rest of the command line before argparse sees it (REMAINDER drops leading options).
+PASSTHROUGH = {"match": ("trainer.match", "match_main"), "ladder": ("trainer.ladder", "ladder_main")}
+
+
+def _passthrough(name: str, text: str) -> Callable[[argparse._SubParsersAction], None]:
+    def add(sub: argparse._SubParsersAction) -> None:
+        sub.add_parser(name, help=text, add_help=False)
+    return add
+
+
+COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
+    add_pgn_data, add_pgn_train, add_export, add_rl,
+    _passthrough("match", "engine against engine, with Elo"),
+    _passthrough("ladder", "the engine against a ladder"),
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -74,9 +97,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in PASSTHROUGH:
+        module, entry = PASSTHROUGH[argv[0]]
+        return int(getattr(importlib.import_module(module), entry)(argv[1:]))
     args = build_parser().parse_args(argv)
-    args.func(args)
-    return 0
+    result = args.func(args)
+    return result if isinstance(result, int) else 0
 
 
 if __name__ == "__main__":

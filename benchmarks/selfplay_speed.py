@@ -1,0 +1,105 @@
+"""Self-play throughput against the network-bound limit.
+
+    python benchmarks/selfplay_speed.py [--net NET.onnx] [--visits 100] [--seconds 60]
+
+Plays self-play (every move a search of ``--visits`` visits, Dirichlet noise, a fresh tree: the
+AlphaZero setting) for ``--seconds`` with ``--parallel`` games at once, then measures the bare
+net's evaluations/s with onnxruntime at the mean batch size self-play actually sent. The
+network-bound rate is that figure divided by the visits per move: what self-play would reach if
+the search cost nothing and no visit were saved by the cache. The share printed is measured
+positions/s over that bound (above 100% is possible: NN-cache hits and terminal nodes are
+visits without an evaluation).
+
+Default net: the bundled nets/zerosum-seed.onnx if present, else ../shared/data/lc0/maia-1500.onnx.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from engine import contract
+from engine.board import Position
+from engine.evaluator import OnnxEvaluator
+from trainer.selfplay import DEFAULT_OPENINGS, Openings, SelfPlayConfig, SelfPlayWorker
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "data"
+
+
+def default_net() -> Path:
+    seed = REPO / "nets" / "zerosum-seed.onnx"
+    return seed if seed.is_file() else SHARED / "lc0" / "maia-1500.onnx"
+
+
+def raw_evals_per_s(net: str, batch: int, threads: int, seconds: float = 5.0) -> float:
+    """The bare net's evaluations/s at ``batch`` on real opening positions."""
+    import random
+
+    ev = OnnxEvaluator(net, threads=threads)
+    planes = np.zeros((batch, contract.NUM_PLANES, 8, 8), np.float32)
+    book = Openings(DEFAULT_OPENINGS) if DEFAULT_OPENINGS.is_file() else None
+    rng = random.Random(0)
+    for i in range(batch):
+        pos = Position.from_board(book.board(rng)) if book else Position()
+        pos.encode(planes[i])
+    ev.evaluate(planes)
+    n, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        ev.evaluate(planes)
+        n += batch
+    return n / (time.perf_counter() - t0)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--net", default=str(default_net()))
+    ap.add_argument("--visits", type=int, default=100)
+    ap.add_argument("--parallel", type=int, default=32)
+    ap.add_argument("--minibatch", type=int, default=8)
+    ap.add_argument("--seconds", type=float, default=60.0)
+    ap.add_argument("--threads", type=int, default=2, help="onnxruntime threads")
+    args = ap.parse_args()
+
+    ev = OnnxEvaluator(args.net, threads=args.threads)
+    cfg = SelfPlayConfig(parallel=args.parallel, minibatch=args.minibatch,
+                         full_visits=args.visits, fast_visits=args.visits, full_share=1.0,
+                         resign_threshold=-1.0, max_plies=400)
+    with tempfile.TemporaryDirectory() as tmp:
+        worker = SelfPlayWorker(ev, cfg, tmp, net_name=Path(args.net).name)
+        deadline = time.monotonic() + args.seconds
+        stats = worker.run(10**6, should_stop=lambda: time.monotonic() > deadline)
+    moves_s = stats.moves / stats.seconds
+    mean_batch = stats.nn_positions / max(1, stats.nn_calls)
+    batch = max(1, int(round(mean_batch)))
+    raw = raw_evals_per_s(args.net, batch, args.threads, seconds=8.0)
+    bound = raw / args.visits
+    evals_per_move = stats.nn_positions / max(1, stats.moves)
+    result = {
+        "net": Path(args.net).name, "visits": args.visits, "parallel": args.parallel,
+        "minibatch_per_game": args.minibatch, "seconds": round(stats.seconds, 1),
+        "positions": stats.moves, "finished_games": stats.games,
+        "positions_per_s": round(moves_s, 2), "nn_calls": stats.nn_calls,
+        "mean_batch": round(mean_batch, 1), "nn_evals_per_position": round(evals_per_move, 1),
+        "self_play_nn_evals_per_s": round(stats.nn_positions / stats.seconds, 1),
+        "raw_onnx_evals_per_s_at_batch": round(raw, 1),
+        "network_bound_positions_per_s": round(bound, 2),
+        "share_of_network_bound": round(moves_s / bound, 3),
+        "share_of_raw_evals_used": round(stats.nn_positions / stats.seconds / raw, 3),
+    }
+    print(f"self-play {result['positions_per_s']} positions/s at {args.visits} visits "
+          f"({result['mean_batch']} positions per network call, "
+          f"{result['nn_evals_per_position']} evaluations per position); network-bound rate "
+          f"{result['network_bound_positions_per_s']} positions/s (raw {result['raw_onnx_evals_per_s_at_batch']} "
+          f"evals/s at batch {batch}): {100 * result['share_of_network_bound']:.0f}% of it")
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()

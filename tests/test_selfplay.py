@@ -1,0 +1,233 @@
+"""Self-play records and the batched multi-game self-play driver, with a tiny exported net."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import chess
+import chess.pgn
+import chess.syzygy
+import numpy as np
+import pytest
+
+from engine import contract
+from engine.board import Position, move_from_uci
+from engine.evaluator import NetOutput, OnnxEvaluator
+from trainer import records
+from trainer.records import Record
+from trainer.selfplay import SelfPlayConfig, SelfPlayWorker
+
+
+@pytest.fixture(scope="module")
+def tiny_net(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import torch
+
+    from trainer.config import get_config
+    from trainer.export import export_onnx
+    from trainer.model import Net
+
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("net") / "tiny.onnx"
+    export_onnx(Net(get_config("tiny")), path)
+    return path
+
+
+class Counting:
+    """Wraps an evaluator and records the size of every network call."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.name = "counting"
+        self.sizes: list[int] = []
+
+    def evaluate(self, planes: np.ndarray) -> NetOutput:
+        self.sizes.append(len(planes))
+        return self.inner.evaluate(planes)  # type: ignore[attr-defined]
+
+
+class Confident:
+    """Every position is a win for its side to move: every root's best Q is -1 (resigns)."""
+
+    name = "confident"
+
+    def evaluate(self, planes: np.ndarray) -> NetOutput:
+        b = len(planes)
+        wdl = np.tile(np.array([1.0, 0.0, 0.0], np.float32), (b, 1))
+        return NetOutput(np.zeros((b, contract.POLICY_SIZE), np.float32), wdl, None)
+
+
+def sample_record(n: int = 5, seed: int = 0) -> Record:
+    rng = np.random.default_rng(seed)
+    board = chess.Board()
+    planes = np.zeros((n, contract.NUM_PLANES, 8, 8), np.float32)
+    moves: list[int] = []
+    policies: list[tuple[list[int], list[float]] | None] = []
+    for i in range(n):
+        Position.from_board(board).encode(planes[i])
+        legal = list(board.legal_moves)
+        move = legal[int(rng.integers(len(legal)))]
+        moves.append(move_from_uci(move.uci()))
+        if i % 2 == 0:
+            idx = [contract.move_index(board, m) for m in legal[:3]]
+            policies.append((idx, [0.5, 0.3, 0.2]))
+        else:
+            policies.append(None)
+        board.push(move)
+    wdl = [records.wdl_onehot(chess.WHITE, bool(i % 2 == 0)) for i in range(n)]
+    return Record.build(planes, moves, wdl, rng.uniform(-1, 1, n), rng.uniform(0, 1, n),
+                        list(range(n, 0, -1)), policies, meta={"game": seed, "result": "1-0"})
+
+
+def test_record_round_trip(tmp_path: Path) -> None:
+    rec = sample_record()
+    path = tmp_path / records.record_name(3, 1, 7)
+    pgn = records.game_pgn(chess.STARTING_FEN, ["e2e4", "e7e5"], "1-0", {"White": "a"})
+    rec.save(path, pgn)
+    back = Record.load(path)
+    for name in ("bits", "aux", "moves", "wdl", "root_q", "root_d", "plies_left", "full",
+                 "policy_ptr", "policy_idx", "policy_prob"):
+        got, want = getattr(back, name), getattr(rec, name)
+        assert got.dtype == want.dtype and np.array_equal(got, want), name
+    assert back.meta == rec.meta and back.start_fen == chess.STARTING_FEN
+    assert np.array_equal(back.planes(), rec.planes())
+    dense = back.dense_policy()
+    assert np.allclose(dense[back.full].sum(1), 1.0) and not dense[~back.full].any()
+    game = chess.pgn.read_game(open(path.with_suffix(".pgn")))
+    assert game is not None and [m.uci() for m in game.mainline_moves()] == ["e2e4", "e7e5"]
+    assert records.parse_name(path.name) == (3, 1, 7)
+    assert records.next_counter(tmp_path, 3, 1) == 8 and records.next_counter(tmp_path, 3, 2) == 0
+    (tmp_path / f".{path.name}.abc.tmp").write_bytes(b"partial")  # a killed writer's leftover
+    assert records.list_records(tmp_path) == [path]
+    assert records.clean_temp_files(tmp_path, "g0003-w001") == 1
+
+
+def test_record_rejects_bad_files(tmp_path: Path) -> None:
+    rec = sample_record()
+    rec.full[1] = True  # a full-search flag without a policy target
+    with pytest.raises(ValueError):
+        rec.validate()
+    bad = tmp_path / "x.npz"
+    np.savez(bad, format=np.array("other"))
+    with pytest.raises(ValueError):
+        Record.load(bad)
+
+
+def _replay_planes(rec: Record) -> np.ndarray:
+    """Re-encodes the game's positions from its start FEN, book and moves."""
+    board = chess.Board(rec.start_fen)
+    for u in rec.meta["book"]:
+        board.push_uci(u)
+    pos = Position.from_board(board)
+    out = np.zeros((len(rec), contract.NUM_PLANES, 8, 8), np.float32)
+    for i, m in enumerate(rec.moves):
+        pos.encode(out[i])
+        if m >= 0:
+            pos.push(int(m))
+    return out
+
+
+def test_selfplay_batches_games_and_writes_records(tiny_net: Path, tmp_path: Path) -> None:
+    ev = Counting(OnnxEvaluator(str(tiny_net), threads=1))
+    cfg = SelfPlayConfig(parallel=3, minibatch=4, full_visits=24, fast_visits=6,
+                         full_share=0.4, max_plies=40, resign_threshold=-1.0, seed=1)
+    worker = SelfPlayWorker(ev, cfg, tmp_path, generation=2, worker=5, net_name="tiny")
+    stats = worker.run(4)
+    # one network call serves several games: calls carry more rows than one game may send
+    assert stats.nn_calls == len(ev.sizes) and stats.nn_positions == sum(ev.sizes)
+    assert stats.max_games_per_call >= 2 and max(ev.sizes) > cfg.minibatch
+    files = records.list_records(tmp_path, generation=2, worker=5)
+    assert [records.parse_name(p.name) for p in files] == [(2, 5, i) for i in range(4)]
+    assert stats.games == 4 and sum(stats.results.values()) == 4
+    total_full = 0
+    for p in files:
+        rec = Record.load(p)
+        assert rec.meta["generation"] == 2 and rec.meta["worker"] == 5
+        assert len(rec) == rec.meta["plies"] - len(rec.meta["book"])
+        assert np.array_equal(rec.planes(), _replay_planes(rec))
+        assert np.allclose(rec.wdl.sum(1), 1.0)
+        sizes = np.diff(rec.policy_ptr)
+        assert np.array_equal(sizes > 0, rec.full)  # only full searches carry policy targets
+        for i in np.flatnonzero(rec.full):
+            idx, prob = rec.policy(int(i))
+            assert abs(prob.sum() - 1.0) < 1e-5 and (idx >= 0).all()
+        total_full += int(rec.full.sum())
+        game = chess.pgn.read_game(open(p.with_suffix(".pgn")))
+        assert game is not None and game.headers["Result"] == rec.meta["result"]
+        assert len(list(game.mainline_moves())) == rec.meta["plies"]
+    positions = stats.positions
+    assert 0 < total_full < positions  # the playout cap split happened both ways
+    # a second worker with the same id continues the numbering instead of overwriting
+    again = SelfPlayWorker(ev, cfg, tmp_path, generation=2, worker=5)
+    assert again.counter == 4
+
+
+def test_resignation_and_false_resign_measurement(tmp_path: Path) -> None:
+    base = dict(parallel=2, minibatch=4, full_visits=8, fast_visits=4, max_plies=30,
+                resign_threshold=-0.8, resign_plies=2, resign_earliest=0, openings=None)
+    stats = SelfPlayWorker(Confident(), SelfPlayConfig(**base, resign_playout=0.0),  # type: ignore[arg-type]
+                           tmp_path / "a").run(2)
+    assert stats.terminations == {"resignation": 2} and stats.resigned == 2
+    stats = SelfPlayWorker(Confident(), SelfPlayConfig(**base, resign_playout=1.0),  # type: ignore[arg-type]
+                           tmp_path / "b").run(2)
+    assert stats.resigned == 0 and stats.playout_games == 2
+    # every game would have resigned, then was drawn at the length limit: all false
+    assert stats.would_resign == 2 and stats.false_resign == 2 and stats.false_resign_rate == 1.0
+
+
+def test_stop_abandons_unfinished_games(tiny_net: Path, tmp_path: Path) -> None:
+    ev = OnnxEvaluator(str(tiny_net), threads=1)
+    calls = iter(range(10**6))
+    cfg = SelfPlayConfig(parallel=2, minibatch=4, full_visits=16, fast_visits=4, max_plies=200)
+    stats = SelfPlayWorker(ev, cfg, tmp_path).run(2, should_stop=lambda: next(calls) >= 5)
+    assert stats.games == 0 and records.list_records(tmp_path) == []
+
+
+def test_endgame_curriculum_and_mate_test() -> None:
+    from engine.evaluator import UniformEvaluator
+    from trainer.endgames import curriculum, mate_test
+
+    fens = curriculum(40, seed=3, strong_to_move=True)
+    for fen in fens:
+        board = chess.Board(fen)
+        assert board.is_valid() and not board.is_game_over() and len(board.piece_map()) == 3
+        assert chess.popcount(board.occupied_co[board.turn]) == 2  # the strong side moves
+    mate_in_one = "k7/8/1K6/8/8/8/8/7R w - - 0 1"
+    stats = mate_test(UniformEvaluator(), [mate_in_one] * 2, visits=64, max_moves=3)
+    assert stats.games == 2 and stats.mates == 2 and stats.mate_plies == [1, 1]
+
+
+def test_pick_move_with_unvisited_children() -> None:
+    import random
+
+    from engine.mcts import UNKNOWN
+    from engine.search import MoveStats
+    from trainer.selfplay import pick_move
+
+    only = [MoveStats(1, 1.0, 0, 0.0, 0.0, 0.0, UNKNOWN, 0, -1)]  # a forced move, one visit
+    assert pick_move(only, 1.0, random.Random(0)) is only[0]
+    two = [MoveStats(1, 0.5, 30, 0.1, 0.0, 0.0, UNKNOWN, 0, 1),
+           MoveStats(2, 0.5, 10, 0.0, 0.0, 0.0, UNKNOWN, 0, 2)]
+    picks = {pick_move(two, 1.0, random.Random(s)).move for s in range(40)}
+    assert picks == {1, 2} and pick_move(two, 0.0, random.Random(0)).move == 1
+
+
+def test_tablebase_rescoring(tmp_path: Path) -> None:
+    from engine.evaluator import UniformEvaluator
+
+    syzygy = Path(__file__).resolve().parents[2] / "shared" / "data" / "syzygy" / "regular"
+    if not syzygy.is_dir():
+        pytest.skip("no Syzygy tables in the shared data")
+    fen = "8/8/8/8/8/2k5/8/KQ6 w - - 0 1"  # a KQvK win for white
+    cfg = SelfPlayConfig(parallel=2, minibatch=4, full_visits=8, fast_visits=4, max_plies=12,
+                         resign_threshold=-1.0, start_fens=[fen], syzygy=str(syzygy))
+    SelfPlayWorker(UniformEvaluator(), cfg, tmp_path).run(2)
+    tables = chess.syzygy.open_tablebase(str(syzygy))
+    onehot = {2: [1.0, 0.0, 0.0], 0: [0.0, 1.0, 0.0], -2: [0.0, 0.0, 1.0]}
+    for p in records.list_records(tmp_path):
+        rec = Record.load(p)
+        board = chess.Board(fen)
+        assert rec.wdl[0].tolist() == [1.0, 0.0, 0.0]  # white to move wins, whatever happened
+        for i, m in enumerate(rec.moves):  # every position is covered: the tables' verdict
+            assert rec.wdl[i].tolist() == onehot[tables.probe_wdl(board)]
+            board.push(chess.Move(int(m) & 63, (int(m) >> 6) & 63))
+        assert rec.meta["rescored"] == len(rec)

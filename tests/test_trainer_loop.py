@@ -1,0 +1,191 @@
+"""Replay window, training from records, and the loop: killed with SIGKILL during self-play,
+resumed by the same command, then finished end to end (export, match, the engine plays)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import chess
+import chess.engine
+import numpy as np
+import pytest
+import torch
+
+from trainer import records
+from trainer.config import get_config
+from trainer.records import Record
+from trainer.replay import ReplayWindow
+from trainer.train import TrainConfig, Trainer, lr_at
+
+from test_selfplay import sample_record
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def write_games(d: Path, sizes: list[int], generation: int = 1) -> list[Path]:
+    paths = []
+    for i, n in enumerate(sizes):
+        p = d / records.record_name(generation, 0, i)
+        sample_record(n, seed=i).save(p)
+        paths.append(p)
+    return paths
+
+
+def test_replay_window_bounds_and_stats(tmp_path: Path) -> None:
+    write_games(tmp_path, [6, 6, 6])
+    w = ReplayWindow([tmp_path], window=10)
+    assert w.refresh() == 10
+    assert w.games == 2  # the newest game whole, 4 positions of the one before
+    newest = Record.load(tmp_path / records.record_name(1, 0, 2))
+    assert np.array_equal(w._arrays["bits"][-6:], newest.bits)
+    b = w.sample(8, np.random.default_rng(0))
+    assert b.planes.shape == (8, 112, 8, 8)
+    assert np.allclose(b.policy[b.has_policy].sum(1), 1.0) and not b.policy[~b.has_policy].any()
+    s = w.stats()
+    assert s["positions"] == 10 and s["games"] == 2 and s["games_white_win"] == 1.0
+    write_games(tmp_path, [3], generation=2)  # a new generation pushes old positions out
+    assert w.refresh() == 10 and w.games == 3
+    big = ReplayWindow([tmp_path], window=100, dedup=True)
+    big.refresh()
+    # all sample games start from the same position: dedup keeps one copy of it
+    assert len(big) == 21 and big.num_positions < 21
+
+
+def test_lr_schedule() -> None:
+    cfg = TrainConfig(lr=1.0, warmup=10, total_steps=110, lr_floor=0.0)
+    assert lr_at(0, cfg) == pytest.approx(0.1) and lr_at(9, cfg) == pytest.approx(1.0)
+    assert lr_at(60, cfg) == pytest.approx(0.5) and lr_at(110, cfg) == pytest.approx(0.0)
+    step = TrainConfig(lr=1.0, warmup=0, total_steps=100, schedule="step")
+    assert lr_at(10, step) == 1.0 and lr_at(60, step) == pytest.approx(0.1)
+
+
+def test_train_from_records_and_exact_resume(tmp_path: Path) -> None:
+    data = tmp_path / "games"
+    data.mkdir()
+    write_games(data, [8, 8, 8, 8])
+    w = ReplayWindow([data], window=1000)
+    w.refresh()
+    cfg = TrainConfig(batch_size=16, warmup=2, total_steps=6, log_every=2, checkpoint_every=3,
+                      keep=2, threads=1)
+    straight = Trainer.create("tiny", cfg, tmp_path / "a")
+    m = straight.train(w, 6, progress=False)
+    assert np.isfinite(m["loss"]) and 0 <= m["value_acc"] <= 1 and "policy_top1" in m
+    log = [json.loads(x) for x in (tmp_path / "a" / "train_log.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in log] == [2, 4, 6] and all("policy_loss" in r for r in log)
+    assert list((tmp_path / "a" / "tb").iterdir())  # TensorBoard events
+    # interrupted after 3 steps (its checkpoint), then resumed: the same weights at step 6
+    first = Trainer.create("tiny", cfg, tmp_path / "b")
+    first.train(w, 4, progress=False)  # step 4 is lost: the checkpoint is at 3
+    resumed = Trainer.create("tiny", cfg, tmp_path / "b")
+    assert resumed.step == 3
+    resumed.train(w, 6, progress=False)
+    a, b = straight.model.state_dict(), resumed.model.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    ckpts = sorted(p.name for p in (tmp_path / "b" / "checkpoints").iterdir())
+    assert ckpts == ["ckpt-00000003.pt", "ckpt-00000006.pt"]
+    assert resumed.model.cfg == get_config("tiny")
+
+
+LOOP_ARGS = ["--init", "tiny", "--generations", "1", "--games", "6", "--parallel", "2",
+             "--minibatch", "4", "--full-visits", "32", "--fast-visits", "8", "--max-plies", "60",
+             "--steps", "4", "--batch-size", "32", "--warmup", "2", "--threads", "1",
+             "--train-threads", "1", "--eval-games", "2", "--eval-nodes", "8"]
+
+
+def loop_cmd(run: Path) -> list[str]:
+    return [sys.executable, "-m", "trainer.cli_rl", "loop", "--dir", str(run), *LOOP_ARGS]
+
+
+@pytest.fixture(scope="module")
+def killed_and_resumed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """Runs the loop, SIGKILLs it as soon as self-play has written a game, runs it again."""
+    run = tmp_path_factory.mktemp("run")
+    games = run / "games"
+    proc = subprocess.Popen(loop_cmd(run), cwd=REPO, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    try:
+        while not records.list_records(games) and time.monotonic() < deadline:
+            assert proc.poll() is None, "the loop ended before it could be killed"
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    at_kill = len(records.list_records(games))
+    state = json.loads((run / "state.json").read_text())
+    done = subprocess.run(loop_cmd(run), cwd=REPO, capture_output=True, text=True, timeout=300)
+    return {"run": run, "at_kill": at_kill, "state_at_kill": state, "done": done}
+
+
+def test_loop_resumes_after_kill_without_losing_or_duplicating_games(
+        killed_and_resumed: dict[str, object]) -> None:
+    run = killed_and_resumed["run"]
+    done = killed_and_resumed["done"]
+    assert isinstance(run, Path) and isinstance(done, subprocess.CompletedProcess)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert killed_and_resumed["state_at_kill"]["phase"] == "selfplay"  # type: ignore[index]
+    assert 1 <= int(killed_and_resumed["at_kill"]) < 6  # type: ignore[call-overload]
+    files = records.list_records(run / "games")
+    assert [records.parse_name(p.name) for p in files] == [(1, 0, i) for i in range(6)]
+    assert all(p.with_suffix(".pgn").exists() for p in files)
+    assert not [p for p in (run / "games").iterdir() if p.name.startswith(".")]
+    ids = [Record.load(p).meta["game"] for p in files]
+    assert ids == list(range(6))
+    state = json.loads((run / "state.json").read_text())
+    assert state["generation"] == 2 and state["phase"] == "selfplay" and state["step"] == 4
+
+
+def test_loop_end_to_end_exports_a_net_the_engine_plays(
+        killed_and_resumed: dict[str, object]) -> None:
+    run = killed_and_resumed["run"]
+    assert isinstance(run, Path)
+    net = run / "nets" / "gen-0001.onnx"
+    hist = json.loads((run / "history" / "gen-0001.json").read_text())
+    assert hist["export"]["engine_loads"] and hist["train"]["step"] == 4
+    ev = hist["evaluate"]["previous"]
+    assert ev["games"] == 2 and ev["wins"] + ev["draws"] + ev["losses"] == 2
+    assert (run / "plots" / "losses.png").exists() and (run / "plots" / "elo.png").exists()
+    from trainer.export import read_metadata
+
+    meta = read_metadata(net)
+    assert meta["steps"] == "4" and "architecture" in meta and "date" in meta
+    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, str(REPO / "uci_main.py")],
+                                                 cwd=str(REPO))
+    try:
+        engine.configure({"WeightsFile": str(net)})
+        board = chess.Board()
+        result = engine.play(board, chess.engine.Limit(nodes=16))
+        assert result.move is not None and board.is_legal(result.move)
+    finally:
+        engine.quit()
+
+
+def test_sf_label_writes_records(tmp_path: Path) -> None:
+    from trainer.endgames import curriculum
+    from trainer.sflabel import write_labels
+    from trainer.match import stockfish_path
+
+    sf = stockfish_path()
+    if sf is None:
+        pytest.skip("Stockfish is not installed")
+    boards = [chess.Board(f) for f in curriculum(3, seed=5)]
+    boards.append(chess.Board())
+    boards[-1].push_san("e4")  # a position with history
+    paths = write_labels(tmp_path, boards, chunk=3, stockfish=sf, depth=6, multipv=4,
+                         progress=False)
+    assert [p.name for p in paths] == ["sf-000000.npz", "sf-000001.npz"]
+    recs = [Record.load(p) for p in paths]
+    assert sum(len(r) for r in recs) == 4 and all(r.full.all() for r in recs)
+    for r in recs:
+        assert np.allclose(r.wdl.sum(1), 1.0, atol=1e-3) and (r.plies_left == -1).all()
+        for i in range(len(r)):
+            idx, prob = r.policy(i)
+            assert 1 <= len(idx) <= 4 and abs(prob.sum() - 1) < 1e-5
+    w = ReplayWindow([tmp_path], 100)
+    assert w.refresh() == 4

@@ -1,0 +1,268 @@
+"""Command line of the reinforcement-learning side: ``selfplay``, ``train``, ``loop``,
+``endgames`` and ``sf-label``. ``add_subcommands(subparsers)`` registers them (the lead wires it
+into ``trainer/__main__.py``); heavy imports happen inside the command functions.
+
+Examples (2-core CPU)::
+
+    python -m trainer loop --dir runs/rl1 --init tiny --generations 10
+    python -m trainer selfplay --net runs/rl1/nets/gen-0003.onnx --out runs/rl1/games \\
+        --generation 4 --worker 1 --games 64        # an extra self-play process
+    python -m trainer train --data runs/rl1/games --out runs/t1 --init small --steps 2000
+    python -m trainer endgames --out kqk.fen --count 5000
+    python -m trainer sf-label --pgn games.pgn --count 2000 --out labels/
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from trainer.selfplay import DEFAULT_OPENINGS, SelfPlayConfig
+from trainer.train import TrainConfig
+
+_SP_DEFAULTS = SelfPlayConfig()
+_TR_DEFAULTS = TrainConfig()
+
+
+def _add_selfplay_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("self-play")
+    d = _SP_DEFAULTS
+    g.add_argument("--parallel", type=int, default=d.parallel, help="games at once")
+    g.add_argument("--minibatch", type=int, default=d.minibatch, help="leaves per game per call")
+    g.add_argument("--full-visits", type=int, default=d.full_visits)
+    g.add_argument("--fast-visits", type=int, default=d.fast_visits)
+    g.add_argument("--full-share", type=float, default=d.full_share,
+                   help="share of moves with a full search (policy targets)")
+    g.add_argument("--dirichlet-alpha", type=float, default=d.dirichlet_alpha)
+    g.add_argument("--dirichlet-epsilon", type=float, default=d.dirichlet_epsilon)
+    g.add_argument("--temperature", type=float, default=d.temperature)
+    g.add_argument("--temp-plies", type=int, default=d.temp_plies)
+    g.add_argument("--temp-end", type=float, default=d.temp_end)
+    g.add_argument("--resign-threshold", type=float, default=d.resign_threshold,
+                   help="best Q (W-L) below which a side resigns; -1 turns it off")
+    g.add_argument("--resign-plies", type=int, default=d.resign_plies)
+    g.add_argument("--resign-playout", type=float, default=d.resign_playout,
+                   help="share of games played out to measure false resignations")
+    g.add_argument("--resign-earliest", type=int, default=d.resign_earliest)
+    g.add_argument("--max-plies", type=int, default=d.max_plies)
+    g.add_argument("--openings", default=str(DEFAULT_OPENINGS),
+                   help="opening PGN (none: the start position)")
+    g.add_argument("--start-fens", help="file of start FENs (e.g. from `endgames`)")
+    g.add_argument("--syzygy", help="Syzygy directory: rescore covered positions (lc0-style)")
+    g.add_argument("--selfplay-seed", type=int, default=d.seed)
+
+
+def _selfplay_config(a: argparse.Namespace) -> SelfPlayConfig:
+    from trainer.endgames import read_fens
+
+    return SelfPlayConfig(
+        parallel=a.parallel, minibatch=a.minibatch, full_visits=a.full_visits,
+        fast_visits=a.fast_visits, full_share=a.full_share, dirichlet_alpha=a.dirichlet_alpha,
+        dirichlet_epsilon=a.dirichlet_epsilon, temperature=a.temperature,
+        temp_plies=a.temp_plies, temp_end=a.temp_end, resign_threshold=a.resign_threshold,
+        resign_plies=a.resign_plies, resign_playout=a.resign_playout,
+        resign_earliest=a.resign_earliest, max_plies=a.max_plies,
+        openings=None if a.openings in (None, "", "none") else a.openings,
+        start_fens=read_fens(a.start_fens) if a.start_fens else None, syzygy=a.syzygy,
+        seed=a.selfplay_seed)
+
+
+def _add_train_args(p: argparse.ArgumentParser, steps_help: str) -> None:
+    g = p.add_argument_group("training")
+    d = _TR_DEFAULTS
+    g.add_argument("--steps", type=int, default=100, help=steps_help)
+    g.add_argument("--batch-size", type=int, default=d.batch_size)
+    g.add_argument("--lr", type=float, default=d.lr, help="peak learning rate")
+    g.add_argument("--optimizer", choices=("adamw", "sgd"), default=d.optimizer)
+    g.add_argument("--weight-decay", type=float, default=d.weight_decay)
+    g.add_argument("--warmup", type=int, default=d.warmup)
+    g.add_argument("--schedule", choices=("cosine", "step", "constant"), default=None,
+                   help="LR schedule after warm-up (default: cosine over the planned steps; "
+                        "constant for an open-ended loop)")
+    g.add_argument("--total-steps", type=int, default=None, help="schedule horizon")
+    g.add_argument("--clip", type=float, default=d.clip, help="gradient-norm clip")
+    g.add_argument("--q-weight", type=float, default=d.q_weight,
+                   help="share of root Q/D in the value target")
+    g.add_argument("--value-weight", type=float, default=d.value_weight)
+    g.add_argument("--mlh-weight", type=float, default=d.mlh_weight)
+    g.add_argument("--log-every", type=int, default=d.log_every)
+    g.add_argument("--checkpoint-every", type=int, default=d.checkpoint_every)
+    g.add_argument("--keep", type=int, default=d.keep, help="checkpoints kept")
+    g.add_argument("--device", default=d.device, help="cpu or cuda")
+    g.add_argument("--train-threads", type=int, default=d.threads, help="torch threads")
+    g.add_argument("--seed", type=int, default=d.seed)
+    g.add_argument("--window", type=int, default=30_000, help="replay window (positions)")
+    g.add_argument("--dedup", action="store_true", help="drop repeated positions in the window")
+
+
+def _train_config(a: argparse.Namespace, horizon: int | None) -> TrainConfig:
+    schedule = a.schedule or ("cosine" if (a.total_steps or horizon) else "constant")
+    return TrainConfig(
+        batch_size=a.batch_size, lr=a.lr, optimizer=a.optimizer, weight_decay=a.weight_decay,
+        warmup=a.warmup, schedule=schedule, total_steps=a.total_steps or horizon or 1,
+        clip=a.clip, q_weight=a.q_weight, value_weight=a.value_weight,
+        mlh_weight=a.mlh_weight, log_every=a.log_every, checkpoint_every=a.checkpoint_every,
+        keep=a.keep, seed=a.seed, device=a.device, threads=a.train_threads)
+
+
+# ------------------------------------------------------------------- commands
+
+
+def _selfplay(a: argparse.Namespace) -> int:
+    from engine.evaluator import OnnxEvaluator
+    from trainer.selfplay import SelfPlayWorker
+
+    ev = OnnxEvaluator(a.net, threads=a.threads, provider=a.backend)
+    worker = SelfPlayWorker(ev, _selfplay_config(a), a.out, a.generation, a.worker,
+                            Path(a.net).name)
+    stats = worker.run(a.games, progress=True)
+    print(json.dumps(stats.summary(), indent=1))
+    return 0
+
+
+def _train(a: argparse.Namespace) -> int:
+    from trainer.loop import export_and_check
+    from trainer.replay import ReplayWindow
+    from trainer.train import Trainer
+
+    t = Trainer.create(a.init, _train_config(a, a.steps), a.out, resume=a.resume)
+    window = ReplayWindow(a.data, a.window, a.dedup)
+    print(f"window: {window.refresh()} positions; {json.dumps(window.stats())}")
+    print(f"net {t.model.cfg.name}: {t.model.num_params():,} parameters, from step {t.step}")
+    metrics = t.train(window, a.steps)
+    t.save()
+    t.close()
+    print(json.dumps({"step": t.step, "positions": t.positions, **metrics}))
+    if a.export:
+        print(json.dumps(export_and_check(t, Path(a.export), generation=-1)))
+    return 0
+
+
+def _loop(a: argparse.Namespace) -> int:
+    from trainer.loop import Loop, LoopConfig
+
+    horizon = a.generations * a.steps if a.generations else None
+    cfg = LoopConfig(run_dir=a.dir, init=a.init, generations=a.generations, games=a.games,
+                     steps=a.steps, window=a.window, dedup=a.dedup, extra_data=a.extra_data or [],
+                     worker=a.worker, threads=a.threads, eval_games=a.eval_games,
+                     eval_nodes=a.eval_nodes, eval_concurrency=a.eval_concurrency,
+                     gate=a.gate, selfplay=_selfplay_config(a), train=_train_config(a, horizon))
+    return Loop(cfg).run_loop()
+
+
+def _endgames(a: argparse.Namespace) -> int:
+    from trainer.endgames import curriculum, write_fens
+
+    fens = curriculum(a.count, a.kinds, a.seed)
+    write_fens(a.out, fens)
+    print(f"wrote {len(fens)} positions ({', '.join(a.kinds)}) to {a.out}; use them with "
+          f"--start-fens {a.out}")
+    return 0
+
+
+def _sf_label(a: argparse.Namespace) -> int:
+    import chess
+
+    from trainer.endgames import curriculum, read_fens
+    from trainer.sflabel import find_stockfish, positions_from_pgn, write_labels
+
+    boards: list[Any] = []
+    if a.pgn:
+        boards += positions_from_pgn(a.pgn, a.count, a.seed)
+    if a.fens:
+        boards += [chess.Board(f) for f in read_fens(a.fens)][: a.count]
+    if a.endgames:
+        boards += [chess.Board(f) for f in curriculum(a.endgames, seed=a.seed)]
+    if not boards:
+        raise SystemExit("no positions: give --pgn, --fens or --endgames")
+    paths = write_labels(a.out, boards, chunk=a.chunk, stockfish=find_stockfish(a.stockfish),
+                         depth=a.depth or None, nodes=a.nodes or None, multipv=a.multipv,
+                         temperature_cp=a.temperature_cp, threads=a.sf_threads)
+    print(f"wrote {len(paths)} record files to {a.out}")
+    return 0
+
+
+def add_subcommands(sub: argparse._SubParsersAction) -> None:
+    """Registers selfplay, train, loop, endgames and sf-label on ``sub``."""
+    fmt = argparse.ArgumentDefaultsHelpFormatter
+
+    p = sub.add_parser("selfplay", formatter_class=fmt,
+                       help="play self-play games with an ONNX net into a records directory")
+    p.add_argument("--net", required=True, help="ONNX net")
+    p.add_argument("--out", required=True, help="records directory")
+    p.add_argument("--games", type=int, default=64)
+    p.add_argument("--generation", type=int, default=0, help="generation number in file names")
+    p.add_argument("--worker", type=int, default=0, help="worker id (unique per process)")
+    p.add_argument("--threads", type=int, default=2, help="onnxruntime threads")
+    p.add_argument("--backend", choices=("cpu", "cuda"), default="cpu")
+    _add_selfplay_args(p)
+    p.set_defaults(func=_selfplay)
+
+    p = sub.add_parser("train", formatter_class=fmt,
+                       help="train on the replay window of records directories")
+    p.add_argument("--data", nargs="+", required=True, help="records directories, oldest first")
+    p.add_argument("--out", required=True, help="directory for checkpoints and logs")
+    p.add_argument("--init", default="small", help="preset name or checkpoint .pt")
+    p.add_argument("--resume", action="store_true",
+                   help="continue from the newest checkpoint in OUT (exactly, given the same data)")
+    p.add_argument("--export", help="export the result to this ONNX path")
+    _add_train_args(p, "train until this global step")
+    p.set_defaults(func=_train)
+
+    p = sub.add_parser("loop", formatter_class=fmt,
+                       help="self-play -> train -> export -> evaluate, repeated; resumable")
+    p.add_argument("--dir", required=True, help="run directory")
+    p.add_argument("--init", default="tiny", help="preset name or checkpoint .pt")
+    p.add_argument("--generations", type=int, default=0, help="stop after this many (0: never)")
+    p.add_argument("--games", type=int, default=32, help="self-play games per generation")
+    p.add_argument("--extra-data", nargs="*", help="record dirs counted as older (warm starts)")
+    p.add_argument("--worker", type=int, default=0)
+    p.add_argument("--threads", type=int, default=2, help="onnxruntime threads for self-play")
+    p.add_argument("--eval-games", type=int, default=20, help="games per evaluation match")
+    p.add_argument("--eval-nodes", type=int, default=100, help="nodes per move in evaluation")
+    p.add_argument("--eval-concurrency", type=int, default=1)
+    p.add_argument("--gate", type=float, default=None,
+                   help="score the new net needs against the best to play self-play")
+    _add_selfplay_args(p)
+    _add_train_args(p, "training steps per generation")
+    p.set_defaults(func=_loop)
+
+    p = sub.add_parser("endgames", formatter_class=fmt,
+                       help="random KQvK / KRvK placements as start positions (a curriculum)")
+    p.add_argument("--out", required=True, help="FEN file to write")
+    p.add_argument("--count", type=int, default=2000)
+    p.add_argument("--kinds", nargs="+", default=["KQK", "KRK"], choices=["KQK", "KRK"])
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_endgames)
+
+    p = sub.add_parser("sf-label", formatter_class=fmt,
+                       help="positions labelled by Stockfish (MultiPV policy, WDL) as records")
+    p.add_argument("--out", required=True, help="records directory")
+    p.add_argument("--pgn", nargs="*", help="PGN files to draw positions from")
+    p.add_argument("--fens", help="FEN file")
+    p.add_argument("--endgames", type=int, default=0, help="add this many KQvK/KRvK positions")
+    p.add_argument("--count", type=int, default=1000, help="positions from PGN / FEN")
+    p.add_argument("--stockfish", help="Stockfish binary")
+    p.add_argument("--depth", type=int, default=10)
+    p.add_argument("--nodes", type=int, default=0, help="node limit instead of depth (0: off)")
+    p.add_argument("--multipv", type=int, default=8)
+    p.add_argument("--temperature-cp", type=float, default=100.0, help="softmax temperature")
+    p.add_argument("--sf-threads", type=int, default=1)
+    p.add_argument("--chunk", type=int, default=256, help="positions per record file")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_sf_label)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Stand-alone entry (``python -m trainer.cli_rl ...``) until __main__ lists these."""
+    parser = argparse.ArgumentParser(prog="zerosum-train")
+    add_subcommands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,340 @@
+"""The reinforcement loop: self-play -> train -> export -> evaluate, generation after generation.
+
+Run directory::
+
+    RUN/state.json          {"generation", "phase", "step", "best", ...}, rewritten atomically
+    RUN/games/              g<gen>-w<worker>-<n>.npz records + .pgn (trainer/records.py)
+    RUN/nets/gen-<g>.onnx   gen-0000 is the initial net
+    RUN/checkpoints/        ckpt-<step>.pt (last few kept)
+    RUN/history/gen-<g>.json per-generation summary: self-play, training, export, evaluation
+    RUN/train_log.jsonl, RUN/tb/ (TensorBoard), RUN/plots/*.png, RUN/eval/*.pgn
+
+Why a phase in the state file, and every phase idempotent: ``kill -9`` at any moment followed by
+the same command resumes where it stopped. Self-play counts the finished records of the
+generation and plays only the rest (records are atomic, so none is lost or written twice);
+training resumes from the last checkpoint and redraws the same batches (the window is complete
+by then); export and evaluation are simply redone. Ctrl-C (or SIGTERM) asks for a clean stop:
+self-play abandons its unfinished games, training saves a checkpoint, the state is saved.
+
+Self-play and learner meet only at ``games/`` and the exported net, so ``trainer selfplay``
+workers in other processes (or machines) may feed the same directory.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from trainer.checkpoint import atomic_write
+from trainer.records import list_records
+from trainer.replay import ReplayWindow
+from trainer.selfplay import SelfPlayConfig, SelfPlayWorker
+from trainer.train import TrainConfig, Trainer
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class LoopConfig:
+    run_dir: str
+    init: str = "tiny"
+    """preset name or checkpoint (.pt) to start from."""
+    generations: int = 0
+    """generations to reach (0: until stopped)."""
+    games: int = 32
+    """self-play games per generation."""
+    steps: int = 100
+    """training steps per generation."""
+    window: int = 30_000
+    dedup: bool = False
+    extra_data: list[str] = field(default_factory=list)
+    """record directories counted as older than the run's games (warm starts)."""
+    worker: int = 0
+    threads: int = 2
+    """onnxruntime threads for self-play."""
+    eval_games: int = 20
+    eval_nodes: int = 100
+    eval_concurrency: int = 1
+    eval_openings: str | None = None
+    gate: float | None = None
+    """minimum score against the best net for a new net to play self-play (None: always)."""
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+
+
+class _Stop:
+    """First Ctrl-C or SIGTERM: finish cleanly; a second Ctrl-C: interrupt at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def __call__(self) -> bool:
+        return self.requested
+
+    def install(self) -> None:
+        def handler(signum: int, frame: Any) -> None:
+            if self.requested and signum == signal.SIGINT:
+                raise KeyboardInterrupt
+            self.requested = True
+            print("\nstopping after the current step (Ctrl-C again to interrupt)", flush=True)
+
+        signal.signal(signal.SIGINT, handler)
+        signal.signal(signal.SIGTERM, handler)
+
+
+class Loop:
+    def __init__(self, cfg: LoopConfig) -> None:
+        self.cfg = cfg
+        self.run = Path(cfg.run_dir)
+        self.games_dir = self.run / "games"
+        self.nets = self.run / "nets"
+        self.state_path = self.run / "state.json"
+        self.stop = _Stop()
+        self.state: dict[str, Any] = {}
+
+    # --------------------------------------------------------------- state
+
+    def net_path(self, gen: int) -> Path:
+        return self.nets / f"gen-{gen:04d}.onnx"
+
+    def save_state(self) -> None:
+        data = json.dumps(self.state, indent=1).encode()
+        atomic_write(self.state_path, lambda f: f.write(data))
+
+    def history(self, gen: int) -> dict[str, Any]:
+        p = self.run / "history" / f"gen-{gen:04d}.json"
+        return json.loads(p.read_text()) if p.exists() else {"generation": gen}
+
+    def save_history(self, gen: int, key: str, value: Any) -> None:
+        h = self.history(gen)
+        h[key] = value
+        data = json.dumps(h, indent=1).encode()
+        atomic_write(self.run / "history" / f"gen-{gen:04d}.json", lambda f: f.write(data))
+
+    def trainer(self) -> Trainer:
+        return Trainer.create(self.cfg.init, self.cfg.train, self.run)
+
+    def initialise(self) -> None:
+        """Generation 0: the initial net exported, checkpointed at step 0, the state file."""
+        if self.state_path.exists():
+            self.state = json.loads(self.state_path.read_text())
+            return
+        self.run.mkdir(parents=True, exist_ok=True)
+        cfg_data = json.dumps(asdict(self.cfg), indent=1).encode()
+        atomic_write(self.run / "config.json", lambda f: f.write(cfg_data))
+        t = self.trainer()
+        if t.step == 0 and not list((self.run / "checkpoints").glob("ckpt-*.pt")):
+            t.save({"generation": 0})
+        export_and_check(t, self.net_path(0), generation=0)
+        self.state = {"generation": 1, "phase": "selfplay", "step": t.step,
+                      "best": str(self.net_path(0).relative_to(self.run)), "created": time.time()}
+        self.save_state()
+
+    # --------------------------------------------------------------- phases
+
+    def run_loop(self) -> int:
+        """Runs generations until ``generations`` is reached or a stop is asked; returns an exit
+        code (0 done, 130 stopped)."""
+        self.stop.install()
+        self.initialise()
+        while not self.stop():
+            gen, phase = self.state["generation"], self.state["phase"]
+            if self.cfg.generations and gen > self.cfg.generations:
+                print(f"done: {self.cfg.generations} generations in {self.run}")
+                return 0
+            print(f"== generation {gen}: {phase}", flush=True)
+            done = getattr(self, f"phase_{phase}")(gen)
+            if not done:
+                break
+            order = ["selfplay", "train", "export", "evaluate"]
+            nxt = order[(order.index(phase) + 1) % len(order)]
+            if nxt == "selfplay":
+                self.state["generation"] = gen + 1
+            self.state["phase"] = nxt
+            self.save_state()
+        self.save_state()
+        print(f"stopped at generation {self.state['generation']} ({self.state['phase']}); "
+              f"run the same command to continue")
+        return 130
+
+    def phase_selfplay(self, gen: int) -> bool:
+        from engine.evaluator import OnnxEvaluator
+
+        have = len(list_records(self.games_dir, generation=gen))
+        need = self.cfg.games - have
+        if need > 0:
+            net = self.run / self.state["best"]
+            ev = OnnxEvaluator(str(net), threads=self.cfg.threads)
+            worker = SelfPlayWorker(ev, self.cfg.selfplay, self.games_dir, gen, self.cfg.worker,
+                                    net.name)
+            stats = worker.run(need, should_stop=self.stop, progress=True)
+            summary = stats.summary()
+            prev = self.history(gen).get("selfplay_parts", [])
+            self.save_history(gen, "selfplay_parts", prev + [summary])
+            print(f"self-play: {stats.games} games, {stats.positions} positions, "
+                  f"{summary['positions_per_s']:.1f} positions/s, mean batch "
+                  f"{summary['mean_batch']:.0f}, false resignations "
+                  f"{stats.false_resign}/{stats.would_resign}", flush=True)
+        return len(list_records(self.games_dir, generation=gen)) >= self.cfg.games
+
+    def phase_train(self, gen: int) -> bool:
+        t = self.trainer()
+        window = ReplayWindow([*self.cfg.extra_data, self.games_dir], self.cfg.window,
+                              self.cfg.dedup)
+        window.refresh()
+        target = gen * self.cfg.steps
+        metrics = t.train(window, target, should_stop=self.stop, tag=f"train g{gen}")
+        t.save({"generation": gen})
+        t.close()
+        self.state["step"] = t.step
+        if t.step >= target and ("loss" in metrics or "train" not in self.history(gen)):
+            self.save_history(gen, "train", {"step": t.step, "positions": t.positions,
+                                             "window": window.stats(), **metrics})
+        return t.step >= target
+
+    def phase_export(self, gen: int) -> bool:
+        t = self.trainer()
+        info = export_and_check(t, self.net_path(gen), generation=gen)
+        self.save_history(gen, "export", info)
+        return True
+
+    def phase_evaluate(self, gen: int) -> bool:
+        new = self.net_path(gen)
+        best = self.run / self.state["best"]
+        results: dict[str, Any] = {}
+        if self.cfg.eval_games > 0:
+            opponents = {"previous": best, "reference": self.net_path(0)}
+            for label, other in opponents.items():
+                if label == "reference" and other == best and "previous" in results:
+                    results[label] = results["previous"]
+                    continue
+                try:
+                    results[label] = evaluate(new, other, self.cfg, self.run / "eval"
+                                              / f"gen-{gen:04d}-vs-{label}.pgn")
+                except ImportError as exc:
+                    results["skipped"] = f"no match runner: {exc}"
+                    break
+        promoted = True
+        if self.cfg.gate is not None and "previous" in results:
+            promoted = results["previous"]["score"] >= self.cfg.gate
+        if promoted:
+            self.state["best"] = str(new.relative_to(self.run))
+        results["promoted"] = promoted
+        self.save_history(gen, "evaluate", results)
+        for label in ("previous", "reference"):
+            r = results.get(label)
+            if r:
+                print(f"gen {gen} vs {label}: {r['wins']}W {r['draws']}D {r['losses']}L, "
+                      f"score {r['score']:.3f}, Elo {r['elo']:+.0f} +/- {r['error']:.0f}")
+        try:
+            make_plots(self.run)
+        except Exception as exc:  # plots are a convenience; never stop the loop for them
+            print(f"plots failed: {exc}")
+        return True
+
+
+def export_and_check(trainer: Trainer, path: Path, generation: int) -> dict[str, Any]:
+    """Exports the trainer's model with its metadata, then loads it with the engine's evaluator
+    and runs a batch: a net the engine cannot use must not enter the loop."""
+    from engine.evaluator import OnnxEvaluator
+    from trainer.export import export_onnx, random_planes
+
+    meta = {"steps": trainer.step, "positions": trainer.positions, "generation": generation,
+            "training": "zerosum self-play reinforcement"}
+    diff = export_onnx(trainer.model, path, meta)
+    ev = OnnxEvaluator(str(path), threads=1)
+    out = ev.evaluate(random_planes(4))
+    ok = (out.policy.shape == (4, 1858) and np.allclose(out.wdl.sum(1), 1.0, atol=1e-4)
+          and bool(np.isfinite(out.policy).all()))
+    if not ok:
+        raise RuntimeError(f"the engine's evaluator rejects {path}")
+    return {"path": str(path), "max_abs_diff": diff, "steps": trainer.step,
+            "positions": trainer.positions, "engine_loads": ok}
+
+
+def evaluate(new: Path, other: Path, cfg: LoopConfig, pgn_path: Path) -> dict[str, Any]:
+    """A match through the engine (trainer/match.py): each opening with both colours, fixed
+    nodes per move; score and Elo with its 95% interval from the new net's side. The same
+    openings every generation, so that generations are compared on equal terms."""
+    from trainer.match import DEFAULT_OPENINGS, play_match, read_openings, zerosum_spec
+
+    pgn_path.parent.mkdir(parents=True, exist_ok=True)
+    book = cfg.eval_openings or cfg.selfplay.openings or str(DEFAULT_OPENINGS)
+    openings = read_openings(book, (cfg.eval_games + 1) // 2, seed=1) if Path(book).is_file() \
+        else None
+    opts = {"Threads": 1, "NNThreads": 1}
+    res = play_match(zerosum_spec(new, f"zerosum-{new.stem}", **opts),
+                     zerosum_spec(other, f"zerosum-{other.stem}", **opts),
+                     openings=openings, games=cfg.eval_games, tc=f"nodes={cfg.eval_nodes}",
+                     concurrency=cfg.eval_concurrency, pgn_path=pgn_path,
+                     max_plies=cfg.selfplay.max_plies, progress=False)
+    print(res.summary(), flush=True)
+    d = res.to_dict()
+    return {"opponent": other.name, "nodes": cfg.eval_nodes, "error": d["elo_error"],
+            "lower": d["elo_lower"], "upper": d["elo_upper"], "note": d["elo_note"],
+            **{k: d[k] for k in ("games", "wins", "draws", "losses", "score", "elo", "los",
+                                 "failures", "seconds")}}
+
+
+def make_plots(run: Path) -> None:
+    """PNGs of the training losses, Elo by generation and self-play game lengths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = run / "plots"
+    out.mkdir(exist_ok=True)
+    log = run / "train_log.jsonl"
+    if log.exists():
+        rows = [json.loads(x) for x in log.read_text().splitlines() if x.strip()]
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for key in ("policy_loss", "value_loss", "mlh_loss"):
+            pts = [(r["step"], r[key]) for r in rows if key in r]
+            if pts:
+                ax.plot(*zip(*pts), label=key)
+        ax.set_xlabel("step")
+        ax.set_ylabel("loss")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend()
+        fig.tight_layout()
+        fig.savefig(out / "losses.png", dpi=90)
+        plt.close(fig)
+    hist = [json.loads(p.read_text()) for p in sorted((run / "history").glob("gen-*.json"))]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    cumulative, pts = 0.0, []
+    for h in hist:
+        prev = h.get("evaluate", {}).get("previous")
+        if prev:
+            cumulative += prev["elo"] if np.isfinite(prev["elo"]) else 0.0
+            pts.append((h["generation"], cumulative))
+    if pts:
+        ax.plot(*zip(*pts), "o-", label="sum of gains vs previous")
+    ref = [(h["generation"], h["evaluate"]["reference"]) for h in hist
+           if h.get("evaluate", {}).get("reference")]
+    if ref:
+        ax.errorbar([g for g, _ in ref], [r["elo"] for _, r in ref],
+                    yerr=[min(r["error"], 1000) for _, r in ref], fmt="s-", label="vs gen 0")
+    ax.set_xlabel("generation")
+    ax.set_ylabel("Elo")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "elo.png", dpi=90)
+    plt.close(fig)
+    lengths = [(h["generation"], float(np.mean([p["mean_plies"] for p in h["selfplay_parts"]])))
+               for h in hist if h.get("selfplay_parts")]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    if lengths:
+        ax.plot(*zip(*lengths), "o-")
+    ax.set_xlabel("generation")
+    ax.set_ylabel("mean game length (plies)")
+    fig.tight_layout()
+    fig.savefig(out / "game_lengths.png", dpi=90)
+    plt.close(fig)

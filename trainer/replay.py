@@ -1,0 +1,173 @@
+"""The replay window: the most recent ``window`` positions over the record files, on disk.
+
+Why on disk: the original design's bounded FIFO of positions lives in the data directory itself,
+so self-play and learner need share nothing but files (they may be separate processes or
+machines). ``refresh`` re-reads the directory listing, walks the records newest first until the
+window is full (the oldest file may be cut), and keeps the loaded records in memory by file name
+(records never change once written), so a refresh after a generation reads only the new games.
+
+Sampling is uniform over the window's positions. ``dedup`` keeps only the most recent
+occurrence of identical input planes (opening and curriculum positions repeat a lot).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from engine import contract
+from trainer.pgn_data import unpack_planes
+from trainer.records import Record, list_records
+
+
+@dataclass
+class Batch:
+    """A training batch as numpy arrays (the trainer makes tensors of them)."""
+
+    planes: npt.NDArray[np.float32]  # [B,112,8,8]
+    policy: npt.NDArray[np.float32]  # [B,1858] visit distribution (zero rows: no target)
+    has_policy: npt.NDArray[np.bool_]  # [B]
+    wdl: npt.NDArray[np.float32]  # [B,3] game result for the side to move
+    root_q: npt.NDArray[np.float32]  # [B]
+    root_d: npt.NDArray[np.float32]  # [B]
+    plies_left: npt.NDArray[np.float32]  # [B], -1 unknown
+
+
+class ReplayWindow:
+    """Uniform samples from the newest ``window`` positions of the records in ``dirs`` (later
+    directories count as newer; within one, file names order by generation)."""
+
+    def __init__(self, dirs: Sequence[str | os.PathLike[str]], window: int,
+                 dedup: bool = False) -> None:
+        self.dirs = [Path(d) for d in dirs]
+        self.window = int(window)
+        self.dedup = dedup
+        self._cache: dict[Path, Record] = {}
+        self.files: list[Path] = []
+        self._arrays: dict[str, npt.NDArray[Any]] = {}
+        self.games = 0
+
+    def __len__(self) -> int:
+        return len(self._arrays.get("moves", ()))
+
+    def refresh(self) -> int:
+        """Re-reads the directories; returns the number of positions in the window."""
+        paths: list[Path] = []
+        for d in self.dirs:
+            paths.extend(list_records(d))
+        chosen: list[tuple[Record, int]] = []  # (record, first row kept), newest first
+        total = 0
+        for p in reversed(paths):
+            if total >= self.window:
+                break
+            rec = self._cache.get(p)
+            if rec is None:
+                try:
+                    rec = Record.load(p)
+                except (OSError, ValueError) as exc:  # a foreign or damaged file: skip it
+                    print(f"replay: skipping {p}: {exc}")
+                    continue
+                self._cache[p] = rec
+            start = max(0, len(rec) - (self.window - total))
+            chosen.append((rec, start))
+            total += len(rec) - start
+        kept = {id(r) for r, _ in chosen}
+        self._cache = {p: r for p, r in self._cache.items() if id(r) in kept}
+        self.files = [p for p in paths if p in self._cache]
+        self.games = len(chosen)
+        self._build(list(reversed(chosen)))
+        return len(self)
+
+    def _build(self, chosen: list[tuple[Record, int]]) -> None:
+        """Concatenates the kept rows (oldest first), policies as CSR arrays."""
+        if not chosen:
+            self._arrays = {}
+            return
+        names = ("bits", "aux", "moves", "wdl", "root_q", "root_d", "plies_left", "full")
+        parts: dict[str, list[npt.NDArray[Any]]] = {k: [] for k in names}
+        ptr_parts, idx_parts, prob_parts, game_parts = [], [], [], []
+        base = 0
+        for g, (rec, start) in enumerate(chosen):
+            for k in names:
+                parts[k].append(getattr(rec, k)[start:])
+            a, b = int(rec.policy_ptr[start]), int(rec.policy_ptr[-1])
+            ptr_parts.append(rec.policy_ptr[start:-1] - a + base)
+            idx_parts.append(rec.policy_idx[a:b])
+            prob_parts.append(rec.policy_prob[a:b])
+            game_parts.append(np.full(len(rec) - start, g, np.int32))
+            base += b - a
+        arrays = {k: np.concatenate(v) for k, v in parts.items()}
+        arrays["policy_ptr"] = np.concatenate(ptr_parts + [np.array([base], np.int32)])
+        arrays["policy_idx"] = np.concatenate(idx_parts)
+        arrays["policy_prob"] = np.concatenate(prob_parts)
+        arrays["game"] = np.concatenate(game_parts)
+        rows = np.arange(len(arrays["moves"]))
+        if self.dedup:
+            rows = self._unique_rows(arrays["bits"], arrays["aux"])
+        self._rows = rows
+        self._arrays = arrays
+
+    @staticmethod
+    def _unique_rows(bits: npt.NDArray[np.uint8], aux: npt.NDArray[np.uint16]) -> npt.NDArray[np.int64]:
+        """Row numbers keeping the last occurrence of each distinct input."""
+        keys = np.concatenate([bits.reshape(len(bits), -1), aux.view(np.uint8).reshape(len(aux), -1)],
+                              axis=1)
+        keys = np.ascontiguousarray(keys).view(np.dtype((np.void, keys.shape[1]))).ravel()
+        _, first_of_reversed = np.unique(keys[::-1], return_index=True)
+        return np.sort(len(keys) - 1 - first_of_reversed)
+
+    @property
+    def num_positions(self) -> int:
+        """Positions sampled from (after dedup)."""
+        return len(self._rows) if self._arrays else 0
+
+    def batch(self, rows: npt.NDArray[np.int64]) -> Batch:
+        """The training batch of window rows ``rows``."""
+        a = self._arrays
+        ptr = a["policy_ptr"]
+        policy = np.zeros((len(rows), contract.POLICY_SIZE), np.float32)
+        for i, r in enumerate(rows):
+            s, e = ptr[r], ptr[r + 1]
+            policy[i, a["policy_idx"][s:e].astype(np.int64)] = a["policy_prob"][s:e]
+        return Batch(planes=unpack_planes(a["bits"][rows], a["aux"][rows]), policy=policy,
+                     has_policy=a["full"][rows].copy(), wdl=a["wdl"][rows].copy(),
+                     root_q=a["root_q"][rows].copy(), root_d=a["root_d"][rows].copy(),
+                     plies_left=a["plies_left"][rows].astype(np.float32))
+
+    def sample(self, batch_size: int, rng: np.random.Generator) -> Batch:
+        """A uniform sample (with replacement across calls, without within one batch)."""
+        if not self._arrays:
+            raise ValueError("the replay window is empty (no records yet)")
+        n = len(self._rows)
+        pick = rng.choice(n, size=min(batch_size, n), replace=False) if n >= batch_size \
+            else rng.integers(0, n, batch_size)
+        return self.batch(self._rows[np.sort(pick)])
+
+    def stats(self) -> dict[str, Any]:
+        """Positions, games, mean game length (plies in the window), result shares."""
+        if not self._arrays:
+            return {"positions": 0, "games": 0, "files": 0}
+        a = self._arrays
+        rows = self._rows
+        res = a["wdl"][rows].mean(0)
+        starts = np.flatnonzero(np.diff(a["game"], prepend=-1))
+        white = np.where(a["aux"][starts, 4] != 0, -1.0, 1.0)  # aux plane 4: black to move
+        first = a["wdl"][starts]
+        score_white = (first[:, 0] - first[:, 2]) * white  # +1 white won, -1 black won
+        return {
+            "positions": int(len(rows)),
+            "positions_raw": int(len(a["moves"])),
+            "games": int(self.games),
+            "files": len(self.files),
+            "mean_length": float(len(a["moves"]) / max(1, self.games)),
+            "full_share": float(a["full"][rows].mean()),
+            "result_stm": {"win": float(res[0]), "draw": float(res[1]), "loss": float(res[2])},
+            "games_white_win": float((score_white > 0.5).mean()),
+            "games_draw": float((np.abs(score_white) < 0.5).mean()),
+            "games_black_win": float((score_white < -0.5).mean()),
+        }

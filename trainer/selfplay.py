@@ -1,0 +1,455 @@
+"""Self-play: many games at once, all their leaves in one network call, records on disk.
+
+Why this shape: on a CPU the network is the cost and it is cheapest per position in large
+batches, while one game's search only has a few leaves worth evaluating at a time. So every
+iteration gathers up to ``minibatch`` leaves from *each* running game's tree into one array, runs
+the net once, and hands each game its rows back (lc0's multi-game self-play, KataGo's batching).
+
+Per move (KataGo's playout-cap randomization): with probability ``full_share`` a full search of
+``full_visits`` with Dirichlet noise at the root (a fresh tree, since noise must not leak into
+reused visits) whose visit distribution becomes a policy target; otherwise a fast search of
+``fast_visits`` on the reused tree, without noise, recorded for its value targets only.
+Moves are sampled from visits at ``temperature`` for the first ``temp_plies`` plies after the
+opening, then at ``temp_end`` (0: the most visited). A side resigns after ``resign_plies``
+consecutive own moves whose best Q is below ``resign_threshold``; a ``resign_playout`` share of
+games never resigns and records when it would have, to measure false resignations.
+
+A game is written (atomically) only when it ends, under the name ``g{gen}-w{worker}-{n}``, with
+``n`` one past the worker's largest finished file: a worker killed at any moment loses only its
+unfinished games and never writes a finished game twice.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable
+
+import chess
+import chess.pgn
+import chess.syzygy
+import numpy as np
+import numpy.typing as npt
+
+from engine import contract
+from engine.batch import NNCache
+from engine.board import Position, move_to_uci
+from engine.evaluator import Evaluator
+from engine.mcts import DRAW, LOSS, ROOT, WIN
+from engine.search import MoveStats, Search, SearchParams
+from trainer import records
+
+DEFAULT_OPENINGS = (Path(__file__).resolve().parents[2] / "shared" / "data" / "openings"
+                    / "8moves_v3.pgn")
+
+
+@dataclass
+class SelfPlayConfig:
+    """Self-play settings; the defaults suit a 2-core CPU and a small net."""
+
+    parallel: int = 32
+    """games played at once (their leaves share each network call)."""
+    minibatch: int = 8
+    """leaves gathered per game per network call."""
+    full_visits: int = 160
+    fast_visits: int = 32
+    full_share: float = 0.25
+    """share of moves searched fully (policy targets); the others are fast."""
+    dirichlet_alpha: float = 0.3
+    dirichlet_epsilon: float = 0.25
+    temperature: float = 1.0
+    temp_plies: int = 16
+    """plies after the start position played at ``temperature``."""
+    temp_end: float = 0.1
+    """temperature after ``temp_plies`` (low: near the most visited; 0: always it)."""
+    resign_threshold: float = -0.9
+    """best move's Q (W-L) below which a move counts toward resigning; <= -1 turns it off."""
+    resign_plies: int = 3
+    resign_playout: float = 0.1
+    """share of games that never resign (to measure false resignations)."""
+    resign_earliest: int = 20
+    """plies after the start position before resigning is allowed."""
+    max_plies: int = 300
+    """game length (plies, opening included) at which a game is adjudicated a draw."""
+    openings: str | None = str(DEFAULT_OPENINGS)
+    """PGN of opening lines to start from (None or missing: the start position)."""
+    start_fens: list[str] | None = None
+    """start positions instead of openings (endgame curricula)."""
+    syzygy: str | None = None
+    """Syzygy directory: positions the tables cover get their result from the tables instead
+    of the game (lc0's rescoring; off by default: pure self-play)."""
+    cache_size: int = 200_000
+    seed: int = 0
+
+
+@dataclass
+class SelfPlayStats:
+    """What a self-play run did: games, positions, network calls, resignations."""
+
+    games: int = 0
+    positions: int = 0
+    full_positions: int = 0
+    results: dict[str, int] = field(default_factory=lambda: {"1-0": 0, "1/2-1/2": 0, "0-1": 0})
+    terminations: dict[str, int] = field(default_factory=dict)
+    plies: list[int] = field(default_factory=list)
+    resigned: int = 0
+    playout_games: int = 0
+    """games with resignation disabled."""
+    would_resign: int = 0
+    """of those, games where a side met the resignation condition..."""
+    false_resign: int = 0
+    """...and then did not lose."""
+    moves: int = 0
+    """searches completed, unfinished games included (throughput)."""
+    nn_calls: int = 0
+    nn_positions: int = 0
+    max_games_per_call: int = 0
+    seconds: float = 0.0
+    files: list[str] = field(default_factory=list)
+
+    @property
+    def false_resign_rate(self) -> float | None:
+        return self.false_resign / self.would_resign if self.would_resign else None
+
+    def summary(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("plies")
+        d.pop("files")
+        d["mean_plies"] = float(np.mean(self.plies)) if self.plies else 0.0
+        d["false_resign_rate"] = self.false_resign_rate
+        d["positions_per_s"] = self.positions / self.seconds if self.seconds else 0.0
+        d["moves_per_s"] = self.moves / self.seconds if self.seconds else 0.0
+        d["mean_batch"] = self.nn_positions / self.nn_calls if self.nn_calls else 0.0
+        return d
+
+
+class Openings:
+    """Random lines from a large opening PGN without parsing all of it: the file is split into
+    games by text once, and only the drawn games are parsed."""
+
+    def __init__(self, path: str | Path) -> None:
+        text = Path(path).read_text(encoding="utf-8-sig", errors="replace")
+        self._games = [g for g in text.split("\n[Event ") if g.strip()]
+        if not self._games:
+            raise ValueError(f"no games in {path}")
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def board(self, rng: random.Random) -> chess.Board:
+        """A board after a random line, its moves on the move stack (the history planes)."""
+        import io
+
+        for _ in range(10):
+            chunk = self._games[rng.randrange(len(self._games))]
+            if not chunk.startswith("[Event"):
+                chunk = "[Event " + chunk
+            game = chess.pgn.read_game(io.StringIO(chunk))
+            if game is not None and not game.errors:
+                board = game.board()
+                for move in game.mainline_moves():
+                    board.push(move)
+                if not board.is_game_over():
+                    return board
+        return chess.Board()
+
+
+def game_over(pos: Position, movebuf: npt.NDArray[np.int32]) -> tuple[bool, int | None, str]:
+    """(over, winner as 1 white / 0 black / None draw, reason) by the rules the search uses:
+    mate, stalemate, 50 moves, insufficient material, threefold repetition."""
+    if pos.legal_moves(movebuf) == 0:
+        if pos.in_check():
+            return True, 1 - pos.turn(), "checkmate"
+        return True, None, "stalemate"
+    if pos.halfmove_clock() >= 100:
+        return True, None, "fifty moves"
+    if pos.insufficient_material():
+        return True, None, "insufficient material"
+    if pos.repetitions() >= 2:
+        return True, None, "threefold repetition"
+    return False, None, ""
+
+
+def best_q(m: MoveStats) -> float:
+    """The best move's value for the side to move, proven results as exact."""
+    if m.bound == WIN:
+        return 1.0
+    if m.bound == LOSS:
+        return -1.0
+    if m.bound == DRAW:
+        return 0.0
+    return m.q
+
+
+def pick_move(ranked: list[MoveStats], temperature: float, rng: random.Random) -> MoveStats:
+    """Most visited (temperature 0, or a proven win) or sampled by visits^(1/T)."""
+    best = ranked[0]
+    if temperature <= 0 or best.bound == WIN:
+        return best
+    cands = [m for m in ranked if m.visits > 0 and m.bound != LOSS]
+    if len(cands) < 2:  # nothing to sample from (e.g. a forced move searched with one visit)
+        return best
+    weights = np.array([m.visits for m in cands], np.float64) ** (1.0 / temperature)
+    return cands[int(rng.choices(range(len(cands)), weights=list(weights))[0])]
+
+
+@dataclass
+class _Game:
+    """One running game: its position, search, and the samples recorded so far."""
+
+    pos: Position
+    moves: list[int]
+    book: list[str]
+    start_fen: str
+    search: Search
+    batch: Any
+    rng: random.Random
+    no_resign: bool
+    target: int = 0
+    full: bool = False
+    gathered: int = 0
+    stalled: int = 0
+    """iterations in a row in which the search could not add a visit (a guard against hangs)."""
+    low: list[int] = field(default_factory=lambda: [0, 0])
+    would_resign: dict[int, int] = field(default_factory=dict)
+    planes: list[npt.NDArray[np.float32]] = field(default_factory=list)
+    played: list[int] = field(default_factory=list)
+    turns: list[int] = field(default_factory=list)
+    root_q: list[float] = field(default_factory=list)
+    root_d: list[float] = field(default_factory=list)
+    policies: list[tuple[list[int], list[float]] | None] = field(default_factory=list)
+
+    @property
+    def ply(self) -> int:
+        """plies played since the start position (after the opening)."""
+        return len(self.played)
+
+
+class SelfPlayWorker:
+    """Plays games with one evaluator and writes their records into ``out_dir``."""
+
+    def __init__(self, evaluator: Evaluator, cfg: SelfPlayConfig, out_dir: str | Path,
+                 generation: int = 0, worker: int = 0, net_name: str = "") -> None:
+        self.evaluator = evaluator
+        self.cfg = cfg
+        self.out_dir = Path(out_dir)
+        self.generation = generation
+        self.worker = worker
+        self.net_name = net_name or getattr(evaluator, "name", "")
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        prefix = records.record_name(generation, worker, 0)[:11]
+        records.clean_temp_files(self.out_dir, prefix)
+        self.counter = records.next_counter(self.out_dir, generation, worker)
+        self._rng = random.Random(hash((cfg.seed, generation, worker, self.counter)))
+        self._cache = NNCache(cfg.cache_size)
+        self._movebuf = np.zeros(256, np.int32)
+        self._tables: chess.syzygy.Tablebase | None = None
+        if cfg.syzygy:
+            self._tables = chess.syzygy.open_tablebase(cfg.syzygy)
+        self._openings: Openings | None = None
+        if cfg.start_fens is None and cfg.openings and Path(cfg.openings).is_file():
+            self._openings = Openings(cfg.openings)
+        self._fast_params = SearchParams(
+            minibatch_size=cfg.minibatch, max_collisions=cfg.minibatch,
+            nn_cache_size=cfg.cache_size, max_nodes=max(4 * cfg.full_visits, 20_000),
+            dirichlet_epsilon=0.0)
+        self._full_params = replace(self._fast_params, dirichlet_alpha=cfg.dirichlet_alpha,
+                                    dirichlet_epsilon=cfg.dirichlet_epsilon)
+
+    # ------------------------------------------------------------------ games
+
+    def _new_game(self) -> _Game:
+        rng = random.Random(self._rng.getrandbits(64))
+        if self.cfg.start_fens:
+            board = chess.Board(rng.choice(self.cfg.start_fens))
+        elif self._openings is not None:
+            board = self._openings.board(rng)
+        else:
+            board = chess.Board()
+        pos = Position.from_board(board)
+        moves = [m.from_square | (m.to_square << 6) | ((m.promotion or 0) << 12)
+                 for m in board.move_stack]
+        # Its own seed: every game draws its own Dirichlet noise.
+        search = Search(self.evaluator, replace(self._full_params, seed=rng.getrandbits(63)),
+                        cache=self._cache)
+        g = _Game(pos=pos, moves=moves, book=[m.uci() for m in board.move_stack],
+                  start_fen=board.root().fen(), search=search, batch=search.new_batch(), rng=rng,
+                  no_resign=rng.random() < self.cfg.resign_playout)
+        self._start_search(g)
+        return g
+
+    def _start_search(self, g: _Game) -> None:
+        """Chooses full or fast for the next move and points the search at the position."""
+        cfg = self.cfg
+        n_legal = g.pos.legal_moves(self._movebuf)
+        g.full = n_legal > 1 and g.rng.random() < cfg.full_share
+        g.target = 1 if n_legal == 1 else (cfg.full_visits if g.full else cfg.fast_visits)
+        g.search.set_params(self._full_params if g.full else self._fast_params)
+        g.search.set_position(g.pos, g.moves)
+
+    def _visits_left(self, g: _Game) -> int:
+        visits, inflight = g.search.tree.node_stats(ROOT)[:2]
+        return g.target - int(visits) - int(inflight)
+
+    def _move(self, g: _Game) -> tuple[bool, int | None, str]:
+        """Records the searched position, plays a move; returns (over, winner, reason)."""
+        cfg = self.cfg
+        ranked = g.search.ranked_moves()
+        _, _, q, d = g.search.tree.node_stats(ROOT)[:4]
+        buf = np.zeros((contract.NUM_PLANES, 8, 8), np.float32)
+        g.pos.encode(buf)
+        g.planes.append(buf)
+        g.turns.append(g.pos.turn())
+        g.root_q.append(-float(q))  # node_stats' q is for the side that moved into the root
+        g.root_d.append(float(d))
+        if g.full:
+            visited = [m for m in ranked if m.visits > 0]
+            total = float(sum(m.visits for m in visited))
+            g.policies.append(([g.pos.policy_index(m.move) for m in visited],
+                               [m.visits / total for m in visited]))
+        else:
+            g.policies.append(None)
+        side = g.pos.turn()
+        if best_q(ranked[0]) < cfg.resign_threshold and cfg.resign_threshold > -1:
+            g.low[side] += 1
+        else:
+            g.low[side] = 0
+        if g.low[side] >= cfg.resign_plies and g.ply >= cfg.resign_earliest:
+            if not g.no_resign:
+                g.played.append(-1)
+                return True, 1 - side, "resignation"
+            g.would_resign.setdefault(side, g.ply)
+        temp = cfg.temperature if g.ply < cfg.temp_plies else cfg.temp_end
+        choice = pick_move(ranked, temp, g.rng)
+        g.played.append(choice.move)
+        g.pos.push(choice.move)
+        g.moves.append(choice.move)
+        over, winner, reason = game_over(g.pos, self._movebuf)
+        if not over and len(g.moves) >= cfg.max_plies:
+            return True, None, "max plies"
+        return over, winner, reason
+
+    def _finish(self, g: _Game, winner: int | None, reason: str, stats: SelfPlayStats) -> None:
+        """Writes the finished game's record and PGN atomically; updates the statistics."""
+        n = len(g.played)
+        wdl = [records.wdl_onehot(None if winner is None else bool(winner), bool(t))
+               for t in g.turns]
+        rescored = self._rescore(g, wdl) if self._tables is not None else 0
+        result = "1/2-1/2" if winner is None else ("1-0" if winner == 1 else "0-1")
+        false_resign = [s for s in g.would_resign if winner != 1 - s]
+        meta = {"kind": "selfplay", "generation": self.generation, "worker": self.worker,
+                "game": self.counter, "net": self.net_name, "result": result,
+                "termination": reason, "book": g.book, "no_resign": g.no_resign,
+                "would_resign": {str(k): v for k, v in g.would_resign.items()},
+                "false_resign": bool(false_resign), "plies": len(g.moves),
+                "full_visits": self.cfg.full_visits, "fast_visits": self.cfg.fast_visits,
+                "rescored": rescored}
+        rec = records.Record.build(np.stack(g.planes), g.played, wdl, g.root_q, g.root_d,
+                                   list(range(n, 0, -1)), g.policies, g.start_fen, meta)
+        uci = g.book + [move_to_uci(m) for m in g.played if m >= 0]
+        headers = {"Event": "zerosum self-play", "Round": str(self.counter),
+                   "White": self.net_name, "Black": self.net_name, "Termination": reason}
+        path = self.out_dir / records.record_name(self.generation, self.worker, self.counter)
+        rec.save(path, records.game_pgn(g.start_fen, uci, result, headers))
+        self.counter += 1
+        stats.games += 1
+        stats.positions += n
+        stats.full_positions += int(rec.full.sum())
+        stats.results[result] += 1
+        stats.terminations[reason] = stats.terminations.get(reason, 0) + 1
+        stats.plies.append(len(g.moves))
+        stats.resigned += reason == "resignation"
+        stats.playout_games += g.no_resign
+        stats.would_resign += bool(g.would_resign)
+        stats.false_resign += bool(false_resign)
+        stats.files.append(path.name)
+
+    def _rescore(self, g: _Game, wdl: list[list[float]]) -> int:
+        """Replaces the game result by the tables' verdict (side to move; cursed wins and
+        blessed losses count as draws) where they cover the position; returns how many."""
+        assert self._tables is not None
+        board = chess.Board(g.start_fen)
+        for u in g.book:
+            board.push_uci(u)
+        count = 0
+        for i, move in enumerate(g.played):
+            if chess.popcount(board.occupied) <= 7 and not board.castling_rights:
+                v = self._tables.get_wdl(board)
+                if v is not None:
+                    wdl[i] = [0.0, 1.0, 0.0] if abs(v) < 2 else (
+                        [1.0, 0.0, 0.0] if v > 0 else [0.0, 0.0, 1.0])
+                    count += 1
+            if move >= 0:
+                board.push(chess.Move(move & 63, (move >> 6) & 63, ((move >> 12) & 7) or None))
+        return count
+
+    # ------------------------------------------------------------------- run
+
+    def run(self, games: int, should_stop: Callable[[], bool] = lambda: False,
+            progress: bool = False) -> SelfPlayStats:
+        """Plays ``games`` games, ``parallel`` at a time; returns early (abandoning unfinished
+        games) when ``should_stop()`` turns true."""
+        cfg = self.cfg
+        stats = SelfPlayStats()
+        t0 = time.monotonic()
+        planes = np.zeros((cfg.parallel * cfg.minibatch, contract.NUM_PLANES, 8, 8), np.float32)
+        started = min(cfg.parallel, games)
+        active = [self._new_game() for _ in range(started)]
+        bar = None
+        if progress:
+            from tqdm import tqdm
+            bar = tqdm(total=games, desc=f"selfplay g{self.generation}", unit="game",
+                       dynamic_ncols=True, mininterval=1.0)
+        try:
+            while active and not should_stop():
+                total, users = 0, 0
+                for g in active:
+                    left = self._visits_left(g)
+                    g.gathered = 0
+                    if left > 0:
+                        with g.search.lock:
+                            g.gathered = int(g.search.gather(g.batch, planes, total, left))
+                        total += g.gathered
+                        users += g.gathered > 0
+                        # no leaf for the net and no free visit either: no progress
+                        g.stalled = g.stalled + 1 if not g.gathered and \
+                            self._visits_left(g) == left else 0
+                if total:
+                    out = self.evaluator.evaluate(planes[:total])
+                    stats.nn_calls += 1
+                    stats.nn_positions += total
+                    stats.max_games_per_call = max(stats.max_games_per_call, users)
+                    offset = 0
+                    for g in active:
+                        if g.gathered:
+                            with g.search.lock:
+                                g.search.apply(g.batch, out, offset)
+                            offset += g.gathered
+                for i, g in enumerate(active):
+                    if self._visits_left(g) > 0 and not g.search.stats.full and (
+                            g.stalled < 3 or not g.search.tree.is_expanded(ROOT)):
+                        continue
+                    g.stalled = 0
+                    over, winner, reason = self._move(g)
+                    stats.moves += 1
+                    if not over:
+                        self._start_search(g)
+                        continue
+                    self._finish(g, winner, reason, stats)
+                    if bar is not None:
+                        bar.update(1)
+                        bar.set_postfix(pos_s=f"{stats.positions / (time.monotonic() - t0):.1f}",
+                                        batch=f"{stats.nn_positions / max(1, stats.nn_calls):.0f}")
+                    if started < games:
+                        active[i] = self._new_game()
+                        started += 1
+                    else:
+                        active[i] = None  # type: ignore[call-overload]
+                active = [g for g in active if g is not None]
+        finally:
+            if bar is not None:
+                bar.close()
+            stats.seconds = time.monotonic() - t0
+        return stats

@@ -1,0 +1,163 @@
+"""Stockfish-labelled positions as a warm start, in the self-play record format.
+
+For each position Stockfish analyses the top ``multipv`` moves; the policy target is the softmax
+of their centipawn scores over ``temperature_cp`` (mates as +/-10000 minus the distance, so a
+mate takes all the mass), and the value target is Stockfish's own win/draw/loss estimate
+(``UCI_ShowWDL``), stored both as the "result" and as the root Q/D. Moves-left is unknown (-1).
+
+Why the same record format: the learner then trains on labels and self-play games alike (a
+labels directory is passed to the loop as ``--extra-data``, counting as older than its games).
+Positions come from PGN games (a random ply, with the game's history for the input planes), a FEN
+file, or random lone-king endgames.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import random
+import shutil
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+import chess
+import chess.engine
+import chess.pgn
+import numpy as np
+
+from engine import contract
+from engine.board import Position
+from trainer.records import Record
+
+MATE_CP = 10_000
+
+
+def find_stockfish(path: str | None = None) -> str:
+    """The Stockfish binary: ``path``, else on PATH, else Debian's /usr/games/stockfish."""
+    for cand in (path, shutil.which("stockfish"), "/usr/games/stockfish"):
+        if cand and Path(cand).is_file():
+            return cand
+    raise SystemExit("Stockfish not found: apt-get install stockfish, or pass --stockfish PATH")
+
+
+def positions_from_pgn(paths: Sequence[str], n: int, seed: int = 0,
+                       min_ply: int = 6) -> list[chess.Board]:
+    """Up to ``n`` boards, each at a random ply (>= ``min_ply``) of a different game, games read
+    in a shuffled order; the move stack is kept (history planes)."""
+    rng = random.Random(seed)
+    chunks: list[str] = []
+    for p in paths:
+        text = Path(p).read_text(encoding="utf-8-sig", errors="replace")
+        chunks.extend("[Event " + c if not c.startswith("[Event") else c
+                      for c in text.split("\n[Event ") if c.strip())
+    rng.shuffle(chunks)
+    out: list[chess.Board] = []
+    for chunk in chunks:
+        if len(out) >= n:
+            break
+        game = chess.pgn.read_game(io.StringIO(chunk))
+        if game is None or game.errors:
+            continue
+        moves = list(game.mainline_moves())
+        if len(moves) <= min_ply:
+            continue
+        board = game.board()
+        for m in moves[: rng.randrange(min_ply, len(moves))]:
+            board.push(m)
+        if not board.is_game_over():
+            out.append(board)
+    return out
+
+
+def cp_of(score: chess.engine.Score) -> float:
+    return float(score.score(mate_score=MATE_CP))
+
+
+def label_position(engine: chess.engine.SimpleEngine, board: chess.Board, limit: chess.engine.Limit,
+                   multipv: int, temperature_cp: float
+                   ) -> tuple[list[int], list[float], list[float], int] | None:
+    """(policy indices, probabilities, wdl, best move as an engine int) or None."""
+    infos = engine.analyse(board, limit, multipv=multipv)
+    moves, cps = [], []
+    for info in infos:
+        if "pv" not in info or not info["pv"] or "score" not in info:
+            continue
+        moves.append(info["pv"][0])
+        cps.append(cp_of(info["score"].relative))
+    if not moves:
+        return None
+    z = np.array(cps) / temperature_cp
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    if "wdl" in infos[0]:
+        w = infos[0]["wdl"].relative
+        wdl = [w.wins / 1000.0, w.draws / 1000.0, w.losses / 1000.0]
+    else:  # no WDL from this engine: a logistic guess from the score
+        q = math.tanh(cps[0] / 400.0)
+        wdl = [(1 + q) / 2, 0.0, (1 - q) / 2]
+    idx = [contract.move_index(board, m) for m in moves]
+    best = moves[0]
+    return idx, p.tolist(), wdl, best.from_square | (best.to_square << 6) | ((best.promotion or 0) << 12)
+
+
+def label(boards: Iterable[chess.Board], stockfish: str, depth: int | None = 10,
+          nodes: int | None = None, multipv: int = 8, temperature_cp: float = 100.0,
+          threads: int = 1, hash_mb: int = 16, progress: bool = True) -> Iterator[tuple[chess.Board, list[int], list[float], list[float], int]]:
+    """Labels of the boards, one tuple per position Stockfish could analyse."""
+    limit = chess.engine.Limit(depth=depth, nodes=nodes)
+    engine = chess.engine.SimpleEngine.popen_uci(stockfish)
+    try:
+        engine.configure({"UCI_ShowWDL": True, "Threads": threads, "Hash": hash_mb})
+        items = list(boards)
+        it: Iterable[chess.Board] = items
+        if progress:
+            from tqdm import tqdm
+            it = tqdm(items, desc="sf-label", unit="pos", dynamic_ncols=True)
+        for board in it:
+            res = label_position(engine, board, limit, multipv, temperature_cp)
+            if res is not None:
+                yield (board, *res)
+    finally:
+        engine.quit()
+
+
+def to_record(labels: Sequence[tuple[chess.Board, list[int], list[float], list[float], int]],
+              meta: dict[str, object]) -> Record:
+    """One record of labelled positions (each with its own history)."""
+    planes = np.zeros((len(labels), contract.NUM_PLANES, 8, 8), np.float32)
+    for i, (board, *_rest) in enumerate(labels):
+        Position.from_board(board).encode(planes[i])
+    wdl = np.array([lab[3] for lab in labels], np.float32)
+    return Record.build(planes, [lab[4] for lab in labels], wdl,
+                        wdl[:, 0] - wdl[:, 2], wdl[:, 1], [-1] * len(labels),
+                        [(lab[1], lab[2]) for lab in labels], chess.STARTING_FEN,
+                        {**meta, "fens": [lab[0].fen() for lab in labels]})
+
+
+def write_labels(out_dir: str | Path, boards: Sequence[chess.Board], chunk: int = 256,
+                 **kwargs: object) -> list[Path]:
+    """Labels ``boards`` and writes records ``sf-<n>.npz`` of ``chunk`` positions into
+    ``out_dir``, numbering after the files already there."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    existing = [int(p.stem[3:]) for p in out.glob("sf-*.npz") if p.stem[3:].isdigit()]
+    counter = max(existing, default=-1) + 1
+    meta = {"kind": "sf-label", **{k: v for k, v in kwargs.items() if k != "progress"}}
+    written: list[Path] = []
+    buf: list[tuple[chess.Board, list[int], list[float], list[float], int]] = []
+    for lab in label(boards, **kwargs):  # type: ignore[arg-type]
+        buf.append(lab)
+        if len(buf) >= chunk:
+            written.append(_flush(out, counter, buf, meta))
+            counter += 1
+            buf = []
+    if buf:
+        written.append(_flush(out, counter, buf, meta))
+    return written
+
+
+def _flush(out: Path, counter: int, buf: list[tuple[chess.Board, list[int], list[float], list[float], int]],
+           meta: dict[str, object]) -> Path:
+    path = out / f"sf-{counter:06d}.npz"
+    to_record(buf, meta).save(path)
+    return path
