@@ -8,12 +8,14 @@ A checkpoint is a plain dict of tensors and primitive containers::
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from trainer.config import NetConfig
@@ -21,6 +23,25 @@ from trainer.model import Net
 
 FORMAT = "zerosum-checkpoint"
 VERSION = 1
+
+
+def save_tagged_npz(path: str | os.PathLike[str], fmt: str, version: int,
+                    arrays: dict[str, Any]) -> None:
+    """A compressed .npz carrying its format name and version, written atomically."""
+    buf = io.BytesIO()
+    np.savez_compressed(buf, format=np.array(fmt), version=np.array(version), **arrays)
+    atomic_write(path, lambda f: f.write(buf.getbuffer()))
+
+
+def load_tagged_npz(path: str | os.PathLike[str], fmt: str, version: int) -> dict[str, Any]:
+    """The arrays of a file written by ``save_tagged_npz``; ValueError for another format or
+    version."""
+    with np.load(path, allow_pickle=False) as z:
+        if "format" not in z or str(z["format"]) != fmt:
+            raise ValueError(f"{path} is not a {fmt} file")
+        if int(z["version"]) != version:
+            raise ValueError(f"{path}: {fmt} version {int(z['version'])}, expected {version}")
+        return {k: z[k] for k in z.files if k not in ("format", "version")}
 
 
 def _umask() -> int:

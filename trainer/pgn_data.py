@@ -32,7 +32,6 @@ float32 planes per batch.
 
 from __future__ import annotations
 
-import io
 import os
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -194,21 +193,16 @@ class PositionData:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write a compressed .npz atomically."""
-        from trainer.checkpoint import atomic_write
+        from trainer.checkpoint import save_tagged_npz
 
-        arrays = {f.name: getattr(self, f.name) for f in fields(self)}
-        buf = io.BytesIO()
-        np.savez_compressed(buf, format=np.array(FORMAT), version=np.array(VERSION), **arrays)
-        atomic_write(path, lambda f: f.write(buf.getbuffer()))
+        save_tagged_npz(path, FORMAT, VERSION, {f.name: getattr(self, f.name) for f in fields(self)})
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> "PositionData":
-        with np.load(path, allow_pickle=False) as z:
-            if "format" not in z or str(z["format"]) != FORMAT:
-                raise ValueError(f"{path} is not a {FORMAT} file")
-            if int(z["version"]) != VERSION:
-                raise ValueError(f"{path}: version {int(z['version'])}, expected {VERSION}")
-            return cls(**{f.name: z[f.name] for f in fields(cls)})
+        from trainer.checkpoint import load_tagged_npz
+
+        z = load_tagged_npz(path, FORMAT, VERSION)
+        return cls(**{f.name: z[f.name] for f in fields(cls)})
 
     def split_games(self, holdout: float, seed: int = 0) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """Position indices (train, held-out), holding out a ``holdout`` fraction of whole games."""

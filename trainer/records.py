@@ -28,7 +28,6 @@ File format (``format``/``version`` as 0-d arrays; N positions, M sparse policy 
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -42,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import contract
-from trainer.checkpoint import atomic_write
+from trainer.checkpoint import atomic_write, load_tagged_npz, save_tagged_npz
 from trainer.pgn_data import pack_planes, unpack_planes
 
 FORMAT = "zerosum-record"
@@ -141,21 +140,14 @@ class Record:
             atomic_write(path.with_suffix(".pgn"), lambda f: f.write(pgn.encode()))
         arrays = {f.name: getattr(self, f.name) for f in fields(self)
                   if f.name not in ("start_fen", "meta")}
-        buf = io.BytesIO()
-        np.savez_compressed(buf, format=np.array(FORMAT), version=np.array(VERSION),
-                            start_fen=np.array(self.start_fen), meta=np.array(json.dumps(self.meta)),
-                            **arrays)
-        atomic_write(path, lambda f: f.write(buf.getbuffer()))
+        save_tagged_npz(path, FORMAT, VERSION, dict(
+            arrays, start_fen=np.array(self.start_fen), meta=np.array(json.dumps(self.meta))))
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> "Record":
-        with np.load(path, allow_pickle=False) as z:
-            if "format" not in z or str(z["format"]) != FORMAT:
-                raise ValueError(f"{path} is not a {FORMAT} file")
-            if int(z["version"]) != VERSION:
-                raise ValueError(f"{path}: record version {int(z['version'])}, expected {VERSION}")
-            arrays = {f.name: z[f.name] for f in fields(cls) if f.name not in ("start_fen", "meta")}
-            rec = cls(**arrays, start_fen=str(z["start_fen"]), meta=json.loads(str(z["meta"])))
+        z = load_tagged_npz(path, FORMAT, VERSION)
+        arrays = {f.name: z[f.name] for f in fields(cls) if f.name not in ("start_fen", "meta")}
+        rec = cls(**arrays, start_fen=str(z["start_fen"]), meta=json.loads(str(z["meta"])))
         rec.validate()
         return rec
 
