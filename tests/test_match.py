@@ -409,3 +409,20 @@ def test_ladder_table_and_plot(tmp_path: Path) -> None:
     assert "1261" in text  # implied: 1350 - 88.7
     plot_ladder(results, tmp_path / "ladder.png")
     assert (tmp_path / "ladder.png").stat().st_size > 1000
+
+
+def test_ladder_games_per_rung(fake_engine: FakeMaker, tmp_path: Path) -> None:
+    """``rung_games`` gives one rung more games than the rest; the table says so per rung."""
+    import json
+
+    from trainer.ladder import Rung, run_ladder
+
+    rungs = [Rung("r1", fake_engine("illegal", "r1")), Rung("r2", fake_engine("crash", "r2"))]
+    results = run_ladder(fake_engine("first", "ours"), rungs, games=2, tc="nodes=1",
+                         out_dir=tmp_path, openings_path=None, progress=False,
+                         rung_games={"r2": 4})
+    assert [len(r.match.games) for r in results] == [2, 4]
+    text = (tmp_path / "ladder.md").read_text()
+    assert "games per opponent as listed" in text
+    assert "| r1 | 2 | 2-0-0 |" in text and "| r2 | 4 | 4-0-0 |" in text
+    assert json.loads((tmp_path / "ladder.json").read_text())["games_per_rung"] == {"r1": 2, "r2": 4}

@@ -189,3 +189,34 @@ def test_sf_label_writes_records(tmp_path: Path) -> None:
             assert 1 <= len(idx) <= 4 and abs(prob.sum() - 1) < 1e-5
     w = ReplayWindow([tmp_path], 100)
     assert w.refresh() == 4
+
+
+def test_sf_games_label_every_position(tmp_path: Path, shared_data: Path) -> None:
+    """Stockfish-played games: each position labelled, consecutive plies, the move played is
+    one of the MultiPV moves (no random moves), lopsided games adjudicated; records written."""
+    from trainer.match import stockfish_path
+    from engine import contract
+    from trainer.sflabel import opening_boards, play_and_label, write_records
+
+    sf = stockfish_path()
+    if sf is None:
+        pytest.skip("Stockfish is not installed")
+    starts = opening_boards(shared_data / "openings" / "8moves_v3.pgn", 1, seed=3)
+    assert len(starts) == 1 and starts[0].ply() == 16
+    labels = list(play_and_label(sf, starts, nodes=400, multipv=3, random_move_p=0.0,
+                                 max_plies=6, adjudicate_cp=1e9, progress=False))
+    assert len(labels) == 6
+    for k, (board, idx, prob, wdl, best) in enumerate(labels):
+        assert board.ply() == 16 + k and 1 <= len(idx) <= 3
+        assert abs(sum(prob) - 1) < 1e-6 and abs(sum(wdl) - 1) < 1e-3
+        if k + 1 < len(labels):
+            played = labels[k + 1][0].move_stack[-1]
+            assert contract.move_index(board, played) in idx
+    # a won ending stops after adjudicate_plies plies at >= adjudicate_cp
+    won = [chess.Board("4k3/8/8/8/8/8/8/QQ2K3 w - - 0 1")]
+    short = list(play_and_label(sf, won, nodes=400, multipv=2, adjudicate_cp=500,
+                                adjudicate_plies=2, progress=False))
+    assert len(short) == 2
+    paths = write_records(tmp_path, labels + short, {"kind": "test"}, chunk=5)
+    assert [p.name for p in paths] == ["sf-000000.npz", "sf-000001.npz"]
+    assert sum(len(Record.load(p)) for p in paths) == 8

@@ -4,7 +4,7 @@ Commands:
   pgn-data    parse PGN files into a training .npz
   pgn-train   supervised training on PGN games, exporting an ONNX net
   export      export a checkpoint to an ONNX net
-  selfplay, train, loop, endgames, sf-label
+  selfplay, train, loop, endgames, sf-label, sf-games
               self-play records, training on them, the whole loop (trainer/cli_rl.py)
   match       engine against engine: Elo with its 95% interval, SPRT
   ladder      the engine against sunfish, Stockfish at several UCI_Elo, maia-1900

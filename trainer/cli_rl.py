@@ -185,6 +185,19 @@ def _sf_label(a: argparse.Namespace) -> int:
     return 0
 
 
+def _sf_games(a: argparse.Namespace) -> int:
+    from trainer.sflabel import find_stockfish, opening_boards, play_and_label, write_records
+
+    starts = opening_boards(a.openings, a.games, seed=a.seed)
+    kw = dict(nodes=a.nodes, multipv=a.multipv, temperature_cp=a.temperature_cp,
+              play_temperature_cp=a.play_temperature_cp, random_move_p=a.random_move_p,
+              max_plies=a.max_plies, adjudicate_cp=a.adjudicate_cp, seed=a.seed)
+    labels = play_and_label(find_stockfish(a.stockfish), starts, threads=a.sf_threads, **kw)
+    paths = write_records(a.out, labels, {"kind": "sf-games", **kw}, chunk=a.chunk)
+    print(f"wrote {len(paths)} record files to {a.out}")
+    return 0
+
+
 def add_subcommands(sub: argparse._SubParsersAction) -> None:
     """Registers selfplay, train, loop, endgames and sf-label on ``sub``."""
     fmt = argparse.ArgumentDefaultsHelpFormatter
@@ -254,6 +267,28 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--chunk", type=int, default=256, help="positions per record file")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=_sf_label)
+
+    p = sub.add_parser("sf-games", formatter_class=fmt,
+                       help="games played from book openings by Stockfish's sampled MultiPV "
+                            "moves (with random blunders), every position labelled, as records")
+    p.add_argument("--out", required=True, help="records directory (one per process)")
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--openings", default=str(DEFAULT_OPENINGS), help="PGN book of start lines")
+    p.add_argument("--stockfish", help="Stockfish binary")
+    p.add_argument("--nodes", type=int, default=8000, help="Stockfish nodes per position")
+    p.add_argument("--multipv", type=int, default=5)
+    p.add_argument("--temperature-cp", type=float, default=60.0, help="policy-target softmax")
+    p.add_argument("--play-temperature-cp", type=float, default=40.0,
+                   help="softmax temperature of the move actually played")
+    p.add_argument("--random-move-p", type=float, default=0.06,
+                   help="chance of a uniformly random move (a blunder) instead")
+    p.add_argument("--max-plies", type=int, default=220)
+    p.add_argument("--adjudicate-cp", type=float, default=1200.0,
+                   help="stop a game once one side is this far ahead for 6 plies")
+    p.add_argument("--sf-threads", type=int, default=1)
+    p.add_argument("--chunk", type=int, default=256, help="positions per record file")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_sf_games)
 
 
 def main(argv: list[str] | None = None) -> int:

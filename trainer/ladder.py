@@ -32,7 +32,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from trainer.match import (DEFAULT_OPENINGS, LC0_NETS, REPO, EngineSpec, FailureKind,
                            MatchResult, TimeControl, _key_values, load_openings, play_match,
@@ -115,13 +115,20 @@ def _fmt_failures(match: MatchResult, name: str) -> str:
     return f"{c[FailureKind.CRASH]}/{c[FailureKind.TIME]}/{c[FailureKind.ILLEGAL]}"
 
 
+def _games_text(results: Sequence[RungResult], games: int) -> str:
+    counts = {r.match.planned for r in results} or {games}
+    if len(counts) == 1:
+        return f"{counts.pop()} games per opponent"
+    return "games per opponent as listed"
+
+
 def write_table(engine: EngineSpec, results: Sequence[RungResult], path: str | os.PathLike[str],
                 tc: TimeControl, games: int) -> str:
     """The ladder as a markdown table (written to ``path`` and returned)."""
     lines = [
         f"# Ladder: {engine.name}",
         "",
-        f"Time control {tc}, {games} games per opponent (openings played with both colours). "
+        f"Time control {tc}, {_games_text(results, games)} (openings played with both colours). "
         "W-D-L and score are "
         f"{engine.name}'s; Elo difference is {engine.name} minus the opponent, 95% interval.",
         "",
@@ -218,16 +225,21 @@ def run_ladder(engine: EngineSpec, rungs: Sequence[Rung], *, games: int, tc: Tim
                concurrency: int = 1, out_dir: str | os.PathLike[str],
                openings_path: str | None = str(DEFAULT_OPENINGS), opening_offset: int = 0,
                seed: int | None = None, max_plies: int | None = None, progress: bool = True,
-               stall_timeout: float = 30.0, time_margin: float = 0.0) -> list[RungResult]:
-    """Play ``games`` games against each rung; write the table, plot, JSON and PGNs."""
+               stall_timeout: float = 30.0, time_margin: float = 0.0,
+               rung_games: Mapping[str, int] | None = None) -> list[RungResult]:
+    """Play ``games`` games against each rung (``rung_games[key]`` for the rungs it names:
+    the rung a claim rests on can get more games than the others); write the table, plot,
+    JSON and PGNs."""
     if isinstance(tc, str):
         tc = TimeControl.parse(tc)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    openings = load_openings(openings_path, math.ceil(games / 2), opening_offset, seed)
+    per_rung = {r.key: (rung_games or {}).get(r.key, games) for r in rungs}
+    most = max(per_rung.values(), default=games)
+    openings = load_openings(openings_path, math.ceil(most / 2), opening_offset, seed)
     results: list[RungResult] = []
     for rung in rungs:
-        match = play_match(engine, rung.spec, openings=openings, games=games, tc=tc,
+        match = play_match(engine, rung.spec, openings=openings, games=per_rung[rung.key], tc=tc,
                            concurrency=concurrency, pgn_path=out / f"{rung.key}.pgn",
                            max_plies=max_plies, progress=progress,
                            event=f"ladder {engine.name} vs {rung.spec.name}",
@@ -235,9 +247,9 @@ def run_ladder(engine: EngineSpec, rungs: Sequence[Rung], *, games: int, tc: Tim
         print(match.summary(), flush=True)
         results.append(RungResult(rung, match))
         write_table(engine, results, out / "ladder.md", tc, games)
-        plot_ladder(results, out / "ladder.png", f"{engine.name}, {tc}, {games} games/opponent")
+        plot_ladder(results, out / "ladder.png", f"{engine.name}, {tc}, {_games_text(results, games)}")
         (out / "ladder.json").write_text(json.dumps(
-            {"engine": engine.name, "tc": str(tc), "games_per_rung": games,
+            {"engine": engine.name, "tc": str(tc), "games_per_rung": per_rung,
              "rungs": [{"key": r.rung.key, "nominal_elo": r.rung.elo,
                         "implied_elo": r.implied_elo, **r.match.to_dict()} for r in results]},
             indent=2) + "\n")
@@ -259,6 +271,8 @@ def build_ladder_parser(prog: str = "python -m trainer ladder") -> argparse.Argu
     p.add_argument("--maia-net", default=str(LC0_NETS / "maia-1900.onnx"),
                    help="the net of the maia1900 rung")
     p.add_argument("--games", type=int, default=20, help="games per rung (20)")
+    p.add_argument("--rung-games", nargs="+", metavar="KEY=N",
+                   help="games for particular rungs (e.g. sf1500=100), overriding --games")
     p.add_argument("--tc", default="10+0.1", help="BASE+INC seconds or nodes=N (10+0.1)")
     p.add_argument("--concurrency", type=int, default=1, help="games at once (1)")
     p.add_argument("--openings", default=str(DEFAULT_OPENINGS), help="opening PGN or 'none'")
@@ -289,6 +303,10 @@ def ladder_main(argv: list[str] | None = None) -> int:
                                                       **_key_values(args.option)})
         keys = [k.strip() for k in args.rungs.split(",") if k.strip()] if args.rungs else None
         rungs = default_rungs(keys, maia_net=args.maia_net)
+        rung_games = {k: int(v) for k, v in _key_values(args.rung_games).items()}
+        bad = [k for k, n in rung_games.items() if k not in {r.key for r in rungs} or n < 1]
+        if bad:
+            raise ValueError(f"--rung-games: {bad} are not rungs being played or not >= 1")
         if not rungs:
             raise ValueError("no opponents to play")
     except (ValueError, FileNotFoundError) as exc:
@@ -298,7 +316,8 @@ def ladder_main(argv: list[str] | None = None) -> int:
                          out_dir=args.out, openings_path=args.openings,
                          opening_offset=args.opening_offset, seed=args.seed,
                          max_plies=args.max_plies, progress=not args.no_progress,
-                         stall_timeout=args.stall_timeout, time_margin=args.time_margin)
+                         stall_timeout=args.stall_timeout, time_margin=args.time_margin,
+                         rung_games=rung_games)
     print()
     print(Path(args.out, "ladder.md").read_text())
     print(f"wrote {args.out}/ladder.md, ladder.png, ladder.json and one PGN per opponent "

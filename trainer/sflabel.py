@@ -73,10 +73,9 @@ def cp_of(score: chess.engine.Score) -> float:
     return float(score.score(mate_score=MATE_CP))
 
 
-def label_position(engine: chess.engine.SimpleEngine, board: chess.Board, limit: chess.engine.Limit,
-                   multipv: int, temperature_cp: float
-                   ) -> tuple[list[int], list[float], list[float], int] | None:
-    """(policy indices, probabilities, wdl, best move as an engine int) or None."""
+def analyse(engine: chess.engine.SimpleEngine, board: chess.Board, limit: chess.engine.Limit,
+            multipv: int) -> tuple[list[chess.Move], list[float], list[float]] | None:
+    """Stockfish's top moves, their scores (centipawns, side to move) and its WDL, or None."""
     infos = engine.analyse(board, limit, multipv=multipv)
     moves, cps = [], []
     for info in infos:
@@ -86,18 +85,110 @@ def label_position(engine: chess.engine.SimpleEngine, board: chess.Board, limit:
         cps.append(cp_of(info["score"].relative))
     if not moves:
         return None
-    z = np.array(cps) / temperature_cp
-    p = np.exp(z - z.max())
-    p /= p.sum()
     if "wdl" in infos[0]:
         w = infos[0]["wdl"].relative
         wdl = [w.wins / 1000.0, w.draws / 1000.0, w.losses / 1000.0]
     else:  # no WDL from this engine: a logistic guess from the score
         q = math.tanh(cps[0] / 400.0)
         wdl = [(1 + q) / 2, 0.0, (1 - q) / 2]
+    return moves, cps, wdl
+
+
+def softmax_cp(cps: Sequence[float], temperature_cp: float) -> np.ndarray:
+    z = np.asarray(cps, np.float64) / temperature_cp
+    p = np.exp(z - z.max())
+    return p / p.sum()
+
+
+def _engine_int(move: chess.Move) -> int:
+    return move.from_square | (move.to_square << 6) | ((move.promotion or 0) << 12)
+
+
+Label = tuple[chess.Board, list[int], list[float], list[float], int]
+
+
+def label_position(engine: chess.engine.SimpleEngine, board: chess.Board, limit: chess.engine.Limit,
+                   multipv: int, temperature_cp: float
+                   ) -> tuple[list[int], list[float], list[float], int] | None:
+    """(policy indices, probabilities, wdl, best move as an engine int) or None."""
+    res = analyse(engine, board, limit, multipv)
+    if res is None:
+        return None
+    moves, cps, wdl = res
     idx = [contract.move_index(board, m) for m in moves]
-    best = moves[0]
-    return idx, p.tolist(), wdl, best.from_square | (best.to_square << 6) | ((best.promotion or 0) << 12)
+    return idx, softmax_cp(cps, temperature_cp).tolist(), wdl, _engine_int(moves[0])
+
+
+def opening_boards(path: str | Path, n: int, seed: int = 0) -> list[chess.Board]:
+    """``n`` opening lines drawn at random (with replacement) from a PGN book, each played out
+    on a board (move stack kept)."""
+    rng = random.Random(seed)
+    text = Path(path).read_text(encoding="utf-8-sig", errors="replace")
+    chunks = [c for c in text.split("\n[Event ") if c.strip()]
+    out: list[chess.Board] = []
+    while len(out) < n and chunks:
+        chunk = rng.choice(chunks)
+        game = chess.pgn.read_game(io.StringIO(chunk if chunk.startswith("[Event") else "[Event " + chunk))
+        if game is None or game.errors:
+            continue
+        board = game.end().board()
+        if not board.is_game_over():
+            out.append(board)
+    return out
+
+
+def play_and_label(stockfish: str, starts: Sequence[chess.Board], nodes: int = 6000,
+                   multipv: int = 5, temperature_cp: float = 100.0,
+                   play_temperature_cp: float = 40.0, random_move_p: float = 0.06,
+                   max_plies: int = 220, adjudicate_cp: float = 1200.0, adjudicate_plies: int = 6,
+                   seed: int = 0, threads: int = 1, hash_mb: int = 16,
+                   progress: bool = True) -> Iterator[Label]:
+    """Games played from ``starts`` with every position labelled (the policy and WDL targets
+    of :func:`label_position`).
+
+    Why games rather than isolated positions: the net must judge middlegames and endgames
+    that arise in play, not only the openings of a PGN collection. Moves are sampled from the
+    softmax of Stockfish's MultiPV scores at ``play_temperature_cp`` (varied, mostly sound
+    games); with probability ``random_move_p`` a uniformly random legal move is played instead
+    -- a blunder -- so the value head sees hanging pieces and lopsided material, which a search
+    will reach in its leaves. A game stops at its end, at ``max_plies``, or once one side has
+    been ahead by ``adjudicate_cp`` for ``adjudicate_plies`` plies (further positions would
+    teach little)."""
+    rng = random.Random(seed)
+    limit = chess.engine.Limit(nodes=nodes)
+    engine = chess.engine.SimpleEngine.popen_uci(stockfish)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(desc="sf-games", unit="pos", dynamic_ncols=True)
+    try:
+        engine.configure({"UCI_ShowWDL": True, "Threads": threads, "Hash": hash_mb})
+        for start in starts:
+            board = start.copy()
+            lopsided = 0
+            while not board.is_game_over(claim_draw=True) and board.ply() - start.ply() < max_plies:
+                res = analyse(engine, board, limit, multipv)
+                if res is None:
+                    break
+                moves, cps, wdl = res
+                idx = [contract.move_index(board, m) for m in moves]
+                yield (board.copy(), idx, softmax_cp(cps, temperature_cp).tolist(), wdl,
+                       _engine_int(moves[0]))
+                if bar is not None:
+                    bar.update(1)
+                lopsided = lopsided + 1 if abs(cps[0]) >= adjudicate_cp else 0
+                if lopsided >= adjudicate_plies:
+                    break
+                if rng.random() < random_move_p:
+                    move = rng.choice(list(board.legal_moves))
+                else:
+                    p = softmax_cp(cps, play_temperature_cp)
+                    move = moves[int(rng.choices(range(len(moves)), weights=p.tolist())[0])]
+                board.push(move)
+    finally:
+        if bar is not None:
+            bar.close()
+        engine.quit()
 
 
 def label(boards: Iterable[chess.Board], stockfish: str, depth: int | None = 10,
@@ -138,14 +229,22 @@ def write_labels(out_dir: str | Path, boards: Sequence[chess.Board], chunk: int 
                  **kwargs: object) -> list[Path]:
     """Labels ``boards`` and writes records ``sf-<n>.npz`` of ``chunk`` positions into
     ``out_dir``, numbering after the files already there."""
+    meta = {"kind": "sf-label", **{k: v for k, v in kwargs.items() if k != "progress"}}
+    return write_records(out_dir, label(boards, **kwargs), meta, chunk)  # type: ignore[arg-type]
+
+
+def write_records(out_dir: str | Path, labels: Iterable[Label], meta: dict[str, object],
+                  chunk: int = 256) -> list[Path]:
+    """Writes ``labels`` as records ``sf-<n>.npz`` of ``chunk`` positions into ``out_dir``,
+    numbering after the files already there. Each file is written atomically as soon as it is
+    full, so an interrupted run keeps every finished chunk."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     existing = [int(p.stem[3:]) for p in out.glob("sf-*.npz") if p.stem[3:].isdigit()]
     counter = max(existing, default=-1) + 1
-    meta = {"kind": "sf-label", **{k: v for k, v in kwargs.items() if k != "progress"}}
     written: list[Path] = []
-    buf: list[tuple[chess.Board, list[int], list[float], list[float], int]] = []
-    for lab in label(boards, **kwargs):  # type: ignore[arg-type]
+    buf: list[Label] = []
+    for lab in labels:
         buf.append(lab)
         if len(buf) >= chunk:
             written.append(_flush(out, counter, buf, meta))
@@ -156,7 +255,7 @@ def write_labels(out_dir: str | Path, boards: Sequence[chess.Board], chunk: int 
     return written
 
 
-def _flush(out: Path, counter: int, buf: list[tuple[chess.Board, list[int], list[float], list[float], int]],
+def _flush(out: Path, counter: int, buf: list[Label],
            meta: dict[str, object]) -> Path:
     path = out / f"sf-{counter:06d}.npz"
     to_record(buf, meta).save(path)
