@@ -10,7 +10,7 @@ the search cost nothing and no visit were saved by the cache. The share printed 
 positions/s over that bound (above 100% is possible: NN-cache hits and terminal nodes are
 visits without an evaluation).
 
-Default net: the bundled nets/zerosum-seed.onnx if present, else ../shared/data/lc0/maia-1500.onnx.
+Default net: the bundled net (engine.evaluator.default_net_path) if present, else ../shared/data/lc0/maia-1500.onnx.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy as np
 
 from engine import contract
 from engine.board import Position
-from engine.evaluator import OnnxEvaluator
+from engine.evaluator import OnnxEvaluator, default_net_path
 from trainer.selfplay import DEFAULT_OPENINGS, Openings, SelfPlayConfig, SelfPlayWorker
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,8 +33,8 @@ SHARED = REPO.parent / "shared" / "data"
 
 
 def default_net() -> Path:
-    seed = REPO / "nets" / "zerosum-seed.onnx"
-    return seed if seed.is_file() else SHARED / "lc0" / "maia-1500.onnx"
+    bundled = default_net_path()
+    return bundled if bundled.is_file() else SHARED / "lc0" / "maia-1500.onnx"
 
 
 def raw_evals_per_s(net: str, batch: int, threads: int, seconds: float = 5.0) -> float:

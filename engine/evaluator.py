@@ -40,11 +40,15 @@ class Evaluator(Protocol):
         ...
 
 
+BUNDLED_NET_FILE = "zerosum-6x64.onnx"
+"""The net the engine plays with by default; the one place that names it."""
+
+
 def default_net_path() -> Path:
     """The bundled net, shipped in the ``nets`` package."""
     import nets
 
-    return Path(nets.__file__).resolve().parent / "zerosum-seed.onnx"
+    return Path(nets.__file__).resolve().parent / BUNDLED_NET_FILE
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """Shared fixtures: where the test data lies, the nets, and how to launch the engine.
 
 The shared data sits beside the repository (``../shared/data``), read-only. The bundled net
-``nets/zerosum-seed.onnx`` is built by the trainer; tests that need it skip until it exists.
+``nets/<BUNDLED_NET_FILE>`` (engine/evaluator.py) is built by the trainer; tests that need it skip until it exists.
 """
 
 from __future__ import annotations
@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from engine.evaluator import BUNDLED_NET_FILE
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 MAIA = SHARED_DATA / "lc0" / "maia-1500.onnx"
-BUNDLED = REPO / "nets" / "zerosum-seed.onnx"
+BUNDLED = REPO / "nets" / BUNDLED_NET_FILE
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -204,7 +204,8 @@ def test_sf_games_label_every_position(tmp_path: Path, shared_data: Path) -> Non
     starts = opening_boards(shared_data / "openings" / "8moves_v3.pgn", 1, seed=3)
     assert len(starts) == 1 and starts[0].ply() == 16
     labels = list(play_and_label(sf, starts, nodes=400, multipv=3, random_move_p=0.0,
-                                 max_plies=6, adjudicate_cp=1e9, progress=False))
+                                 max_plies=6, adjudicate_cp=1e9, label_opening=False,
+                                 fen_only_p=0.0, progress=False))
     assert len(labels) == 6
     for k, (board, idx, prob, wdl, best) in enumerate(labels):
         assert board.ply() == 16 + k and 1 <= len(idx) <= 3
@@ -217,6 +218,14 @@ def test_sf_games_label_every_position(tmp_path: Path, shared_data: Path) -> Non
     short = list(play_and_label(sf, won, nodes=400, multipv=2, adjudicate_cp=500,
                                 adjudicate_plies=2, progress=False))
     assert len(short) == 2
+    # the book line's own positions, from the start position; fen-only boards have no history
+    opening = list(play_and_label(sf, starts, nodes=200, multipv=2, max_plies=0,
+                                  fen_only_p=0.0, progress=False))
+    assert [b.ply() for b, *_ in opening] == list(range(16))
+    assert opening[0][0] == chess.Board() and opening[5][0].move_stack == starts[0].move_stack[:5]
+    bare = list(play_and_label(sf, starts, nodes=200, multipv=2, max_plies=3,
+                               label_opening=False, fen_only_p=1.0, progress=False))
+    assert len(bare) == 3 and all(not b.move_stack for b, *_ in bare)
     paths = write_records(tmp_path, labels + short, {"kind": "test"}, chunk=5)
     assert [p.name for p in paths] == ["sf-000000.npz", "sf-000001.npz"]
     assert sum(len(Record.load(p)) for p in paths) == 8

@@ -17,6 +17,7 @@ import onnxruntime as ort  # noqa: E402
 import torch  # noqa: E402
 
 from engine import contract  # noqa: E402
+from engine.evaluator import BUNDLED_NET_FILE  # noqa: E402
 from trainer import checkpoint as ckpt  # noqa: E402
 from trainer.config import PRESETS, NetConfig, get_config  # noqa: E402
 from trainer.export import export_onnx, read_metadata, random_planes  # noqa: E402
@@ -53,7 +54,7 @@ def _train_a_little(model: Net, steps: int = 3) -> torch.optim.Optimizer:
 
 
 def test_presets() -> None:
-    assert {"tiny", "small", "lc0-10x128", "lc0-20x256"} <= set(PRESETS)
+    assert {"tiny", "small", "lc0-6x64", "lc0-10x128", "lc0-20x256"} <= set(PRESETS)
     assert get_config("small").blocks == 6 and get_config("small").filters == 64
     cfg = get_config("tiny")
     assert NetConfig.from_dict(cfg.to_dict()) == cfg
@@ -312,3 +313,34 @@ def test_bundled_seed_net_is_sane() -> None:
     (policy,) = sess.run([contract.POLICY_NAME], {contract.INPUT_NAME: contract.encode(board)[None]})
     top = [moves[i].uci() for i in np.argsort(-policy[0][idx])[:3]]
     assert {"e7e5", "c7c5", "e7e6", "c7c6", "d7d5", "g8f6", "d7d6", "g7g6"} >= set(top), top
+
+
+BUNDLED_NET = Path(__file__).resolve().parents[1] / "nets" / BUNDLED_NET_FILE
+
+
+def test_bundled_net_sees_material() -> None:
+    """The engine's default net: its value head must tell a side a queen up from an even game,
+    and its policy must take a hanging queen (what a search builds on)."""
+    if not BUNDLED_NET.exists():
+        pytest.skip(f"nets/{BUNDLED_NET_FILE} not built")
+    sess = ort.InferenceSession(str(BUNDLED_NET), providers=["CPUExecutionProvider"])
+
+    def run(fen: str) -> tuple[np.ndarray, np.ndarray, list[chess.Move], list[int]]:
+        board = chess.Board(fen)
+        moves, idx = contract.legal_move_indices(board)
+        policy, wdl = sess.run([contract.POLICY_NAME, contract.WDL_NAME],
+                               {contract.INPUT_NAME: contract.encode(board)[None]})
+        return policy[0], wdl[0], moves, idx
+
+    _, even, _, _ = run(chess.STARTING_FEN)
+    assert abs(even[0] - even[2]) < 0.35, even
+    # White is a queen up (Black's queen removed from the start position)
+    _, up, _, _ = run("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+    assert up[0] - up[2] > 0.6, up
+    # Black to move, a queen down: the same judgement from the other side
+    _, down, _, _ = run("rnb1kbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
+    assert down[2] - down[0] > 0.6, down
+    # White's queen left en prise on d5 to the e6 pawn
+    policy, _, moves, idx = run("rnbqkbnr/ppp2ppp/4p3/3Q4/8/8/PPPP1PPP/RNB1KBNR b KQkq - 0 3")
+    best = moves[int(np.argmax(policy[idx]))]
+    assert best.uci() == "e6d5", best

@@ -13,7 +13,7 @@ import chess
 import pytest
 
 from engine.controller import EngineSettings, PvLine, Score, SearchInfo
-from engine.evaluator import default_net_path
+from engine.evaluator import BUNDLED_NET_FILE, default_net_path
 from engine.options import BY_NAME, OPTIONS, UciOption, defaults, to_settings
 from engine.search import SearchParams
 from engine.timeman import MIN_THINK, Budget, GoLimits, budget
@@ -351,7 +351,7 @@ def test_string_option_empty_marker() -> None:
     values["SyzygyPath"] = BY_NAME["syzygypath"].parse("<empty>")
     assert to_settings(values)[0].syzygy_path == ""
     values["WeightsFile"] = "<empty>"
-    assert to_settings(values)[0].weights.endswith("zerosum-seed.onnx")
+    assert to_settings(values)[0].weights.endswith(BUNDLED_NET_FILE)
 
 
 def test_defaults_cover_every_non_button_option() -> None:
@@ -363,7 +363,7 @@ def test_to_settings_defaults() -> None:
     settings, params = to_settings(defaults())
     assert isinstance(settings, EngineSettings) and isinstance(params, SearchParams)
     assert settings.weights == str(default_net_path())
-    assert settings.weights.endswith("zerosum-seed.onnx")
+    assert settings.weights.endswith(BUNDLED_NET_FILE)
     assert settings.multipv == 1
     assert settings.threads == BY_NAME["threads"].default
     assert settings.move_overhead_ms == BY_NAME["moveoverhead"].default

@@ -191,7 +191,8 @@ def _sf_games(a: argparse.Namespace) -> int:
     starts = opening_boards(a.openings, a.games, seed=a.seed)
     kw = dict(nodes=a.nodes, multipv=a.multipv, temperature_cp=a.temperature_cp,
               play_temperature_cp=a.play_temperature_cp, random_move_p=a.random_move_p,
-              max_plies=a.max_plies, adjudicate_cp=a.adjudicate_cp, seed=a.seed)
+              max_plies=a.max_plies, adjudicate_cp=a.adjudicate_cp,
+              label_opening=not a.no_opening_labels, fen_only_p=a.fen_only_p, seed=a.seed)
     labels = play_and_label(find_stockfish(a.stockfish), starts, threads=a.sf_threads, **kw)
     paths = write_records(a.out, labels, {"kind": "sf-games", **kw}, chunk=a.chunk)
     print(f"wrote {len(paths)} record files to {a.out}")
@@ -285,6 +286,10 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-plies", type=int, default=220)
     p.add_argument("--adjudicate-cp", type=float, default=1200.0,
                    help="stop a game once one side is this far ahead for 6 plies")
+    p.add_argument("--no-opening-labels", action="store_true",
+                   help="do not label the book line's own positions (start position onwards)")
+    p.add_argument("--fen-only-p", type=float, default=0.1,
+                   help="share of positions stored without history (as `position fen` gives)")
     p.add_argument("--sf-threads", type=int, default=1)
     p.add_argument("--chunk", type=int, default=256, help="positions per record file")
     p.add_argument("--seed", type=int, default=0)

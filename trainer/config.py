@@ -41,6 +41,10 @@ PRESETS: dict[str, NetConfig] = {
                       value_hidden=32, moves_left=True, head_pool=False),
     "small": NetConfig(blocks=6, filters=64, se_ratio=4, policy_channels=64, value_channels=32,
                        value_hidden=128, moves_left=True, head_pool=True),
+    # maia's shape (6x64, flattened value head): for plentiful per-position value labels
+    # (Stockfish's WDL), where there is no game result to memorise.
+    "lc0-6x64": NetConfig(blocks=6, filters=64, se_ratio=4, policy_channels=64,
+                          value_channels=32, value_hidden=128, moves_left=True),
     "lc0-10x128": NetConfig(blocks=10, filters=128, se_ratio=4, policy_channels=128,
                             value_channels=32, value_hidden=128, moves_left=True),
     "lc0-20x256": NetConfig(blocks=20, filters=256, se_ratio=8, policy_channels=256,

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from engine.evaluator import default_net_path
 from trainer.match import (DEFAULT_OPENINGS, LC0_NETS, REPO, EngineSpec, FailureKind,
                            MatchResult, TimeControl, _key_values, load_openings, play_match,
                            stockfish_spec, sunfish_spec, zerosum_spec)
@@ -42,7 +43,7 @@ __all__ = ["Rung", "RungResult", "default_rungs", "ladder_main", "plot_ladder", 
            "write_table"]
 
 STOCKFISH_ELOS = (1350, 1500, 1800, 2000, 2200)
-BUNDLED_NET = REPO / "nets" / "zerosum-seed.onnx"
+BUNDLED_NET = default_net_path()
 FALLBACK_NET = LC0_NETS / "maia-1500.onnx"
 
 

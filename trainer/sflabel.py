@@ -141,6 +141,7 @@ def play_and_label(stockfish: str, starts: Sequence[chess.Board], nodes: int = 6
                    multipv: int = 5, temperature_cp: float = 100.0,
                    play_temperature_cp: float = 40.0, random_move_p: float = 0.06,
                    max_plies: int = 220, adjudicate_cp: float = 1200.0, adjudicate_plies: int = 6,
+                   label_opening: bool = True, fen_only_p: float = 0.1,
                    seed: int = 0, threads: int = 1, hash_mb: int = 16,
                    progress: bool = True) -> Iterator[Label]:
     """Games played from ``starts`` with every position labelled (the policy and WDL targets
@@ -153,8 +154,21 @@ def play_and_label(stockfish: str, starts: Sequence[chess.Board], nodes: int = 6
     -- a blunder -- so the value head sees hanging pieces and lopsided material, which a search
     will reach in its leaves. A game stops at its end, at ``max_plies``, or once one side has
     been ahead by ``adjudicate_cp`` for ``adjudicate_plies`` plies (further positions would
-    teach little)."""
+    teach little).
+
+    The net must also judge positions whose history it cannot see: ``label_opening`` labels
+    the book line's own positions too (from the start position, with its empty history), and
+    a share ``fen_only_p`` of positions is stored without its move stack, the way a GUI's
+    ``position fen`` arrives (lc0's fen-only history)."""
     rng = random.Random(seed)
+
+    def one(board: chess.Board, res: tuple[list[chess.Move], list[float], list[float]]) -> Label:
+        moves, cps, wdl = res
+        idx = [contract.move_index(board, m) for m in moves]
+        stored = chess.Board(board.fen()) if rng.random() < fen_only_p else board.copy()
+        return (stored, idx, softmax_cp(cps, temperature_cp).tolist(), wdl,
+                _engine_int(moves[0]))
+
     limit = chess.engine.Limit(nodes=nodes)
     engine = chess.engine.SimpleEngine.popen_uci(stockfish)
     bar = None
@@ -164,16 +178,23 @@ def play_and_label(stockfish: str, starts: Sequence[chess.Board], nodes: int = 6
     try:
         engine.configure({"UCI_ShowWDL": True, "Threads": threads, "Hash": hash_mb})
         for start in starts:
+            if label_opening:
+                replay = start.root()
+                for m in start.move_stack:
+                    res = analyse(engine, replay, limit, multipv)
+                    if res is not None:
+                        yield one(replay, res)
+                        if bar is not None:
+                            bar.update(1)
+                    replay.push(m)
             board = start.copy()
             lopsided = 0
             while not board.is_game_over(claim_draw=True) and board.ply() - start.ply() < max_plies:
                 res = analyse(engine, board, limit, multipv)
                 if res is None:
                     break
-                moves, cps, wdl = res
-                idx = [contract.move_index(board, m) for m in moves]
-                yield (board.copy(), idx, softmax_cp(cps, temperature_cp).tolist(), wdl,
-                       _engine_int(moves[0]))
+                moves, cps, _ = res
+                yield one(board, res)
                 if bar is not None:
                     bar.update(1)
                 lopsided = lopsided + 1 if abs(cps[0]) >= adjudicate_cp else 0
