@@ -137,8 +137,23 @@ def _train(a: argparse.Namespace) -> int:
     t.close()
     print(json.dumps({"step": t.step, "positions": t.positions, **metrics}))
     if a.export:
-        print(json.dumps(export_and_check(t, Path(a.export), generation=-1)))
+        kinds = sorted({str(r.get("kind", "self-play")) for r in _record_kinds(a.data)})
+        extra = {"training": f"trainer train on records ({', '.join(kinds)})",
+                 "data": [str(d) for d in a.data], "init": str(a.init)}
+        print(json.dumps(export_and_check(t, Path(a.export), generation=-1, extra=extra)))
     return 0
+
+
+def _record_kinds(dirs: list[str]) -> list[dict[str, Any]]:
+    """The ``meta`` of the first record in each directory (what kind of data it holds)."""
+    from trainer.records import Record
+
+    metas = []
+    for d in dirs:
+        first = next(iter(sorted(Path(d).glob("*.npz"))), None)
+        if first is not None:
+            metas.append(Record.load(first).meta)
+    return metas
 
 
 def _loop(a: argparse.Namespace) -> int:

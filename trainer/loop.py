@@ -239,14 +239,16 @@ class Loop:
         return True
 
 
-def export_and_check(trainer: Trainer, path: Path, generation: int) -> dict[str, Any]:
-    """Exports the trainer's model with its metadata, then loads it with the engine's evaluator
-    and runs a batch: a net the engine cannot use must not enter the loop."""
+def export_and_check(trainer: Trainer, path: Path, generation: int,
+                     extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Exports the trainer's model with its metadata (``extra`` added to, or replacing, the
+    defaults), then loads it with the engine's evaluator and runs a batch: a net the engine
+    cannot use must not enter the loop."""
     from engine.evaluator import OnnxEvaluator
     from trainer.export import export_onnx, random_planes
 
     meta = {"steps": trainer.step, "positions": trainer.positions, "generation": generation,
-            "training": "zerosum self-play reinforcement"}
+            "training": "zerosum self-play reinforcement", **(extra or {})}
     diff = export_onnx(trainer.model, path, meta)
     ev = OnnxEvaluator(str(path), threads=1)
     out = ev.evaluate(random_planes(4))
