@@ -229,3 +229,12 @@ def test_sf_games_label_every_position(tmp_path: Path, shared_data: Path) -> Non
     paths = write_records(tmp_path, labels + short, {"kind": "test"}, chunk=5)
     assert [p.name for p in paths] == ["sf-000000.npz", "sf-000001.npz"]
     assert sum(len(Record.load(p)) for p in paths) == 8
+    # `train --export` trains on them and says in the net's metadata what it learned from
+    from trainer.cli_rl import main as cli_main
+    from trainer.export import read_metadata
+
+    net = tmp_path / "net.onnx"
+    assert cli_main(["train", "--data", str(tmp_path), "--out", str(tmp_path / "run"), "--init",
+                     "tiny", "--steps", "2", "--batch-size", "4", "--export", str(net)]) == 0
+    meta = read_metadata(net)
+    assert "(test)" in meta["training"] and meta["init"] == "tiny" and meta["steps"] == "2"
