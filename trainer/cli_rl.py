@@ -296,10 +296,10 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--temperature-cp", type=float, default=60.0, help="policy-target softmax")
     p.add_argument("--play-temperature-cp", type=float, default=40.0,
                    help="softmax temperature of the move actually played")
-    p.add_argument("--random-move-p", type=float, default=0.06,
+    p.add_argument("--random-move-p", type=float, default=0.03,
                    help="chance of a uniformly random move (a blunder) instead")
     p.add_argument("--max-plies", type=int, default=220)
-    p.add_argument("--adjudicate-cp", type=float, default=1200.0,
+    p.add_argument("--adjudicate-cp", type=float, default=700.0,
                    help="stop a game once one side is this far ahead for 6 plies")
     p.add_argument("--no-opening-labels", action="store_true",
                    help="do not label the book line's own positions (start position onwards)")

@@ -137,10 +137,10 @@ def opening_boards(path: str | Path, n: int, seed: int = 0) -> list[chess.Board]
     return out
 
 
-def play_and_label(stockfish: str, starts: Sequence[chess.Board], nodes: int = 6000,
-                   multipv: int = 5, temperature_cp: float = 100.0,
-                   play_temperature_cp: float = 40.0, random_move_p: float = 0.06,
-                   max_plies: int = 220, adjudicate_cp: float = 1200.0, adjudicate_plies: int = 6,
+def play_and_label(stockfish: str, starts: Sequence[chess.Board], nodes: int = 8000,
+                   multipv: int = 5, temperature_cp: float = 60.0,
+                   play_temperature_cp: float = 40.0, random_move_p: float = 0.03,
+                   max_plies: int = 220, adjudicate_cp: float = 700.0, adjudicate_plies: int = 6,
                    label_opening: bool = True, fen_only_p: float = 0.1,
                    seed: int = 0, threads: int = 1, hash_mb: int = 16,
                    progress: bool = True) -> Iterator[Label]:
