@@ -83,6 +83,22 @@ def score_of(m: MoveStats) -> tuple[Score, tuple[int, int, int]]:
     return Score(cp=q_to_cp(q)), (w, 1000 - w - loss, loss)
 
 
+UNSETTLED_VISITS = 0.25
+"""A runner-up with at least this share of the best move's visits and a better Q unsettles it."""
+
+
+def unsettled(ranked: list[MoveStats]) -> bool:
+    """Whether the root's choice may still change: the runner-up, well searched, is valued above
+    the most visited move, so more visits could overtake it (the time manager's reason to spend
+    past its target, as Stockfish does on an unstable best move)."""
+    if len(ranked) < 2:
+        return False
+    best, second = ranked[0], ranked[1]
+    if best.bound != UNKNOWN or second.bound != UNKNOWN:
+        return False
+    return second.visits >= UNSETTLED_VISITS * best.visits and second.q > best.q
+
+
 @dataclass(frozen=True, kw_only=True)
 class EngineSettings:
     """Everything the UCI options set that is not a search parameter."""
@@ -326,7 +342,8 @@ class Controller:
         if single_move or best.bound == WIN:
             return True
         if elapsed >= clock.target:
-            return True
+            # Past the target only an unsettled root may go on, up to the hard limit.
+            return elapsed >= clock.hard or not unsettled(ranked)
         # Smart pruning: stop when the runner-up cannot catch up in the time that is left.
         if len(ranked) > 1 and elapsed > 0.05 and self.settings.smart_pruning_factor > 0:
             rate = search.stats.playouts / elapsed

@@ -39,6 +39,12 @@ class Budget:
 MIN_THINK = 0.005
 """Seconds: even with no time left a move gets a first network evaluation."""
 
+HORIZON = 32
+"""Moves a sudden-death clock is shared over at the start of the game (ply 0)."""
+
+MIN_HORIZON = 15
+"""The fewest moves a sudden-death clock is shared over, however long the game has gone on."""
+
 
 def budget(limits: GoLimits, white: bool, ply: int, overhead_ms: int) -> Budget | None:
     """The thinking time for the side to move, or None when the clock sets no limit."""
@@ -52,8 +58,10 @@ def budget(limits: GoLimits, white: bool, ply: int, overhead_ms: int) -> Budget 
     inc = (limits.winc if white else limits.binc) or 0
     left, inc_s = left_ms / 1000.0, inc / 1000.0
     # Moves still to play in this period: the GUI's count, else a guess that shrinks as the game
-    # goes on but never below 20, so a sudden-death game keeps a reserve.
-    moves = limits.movestogo if limits.movestogo else max(20, 40 - ply // 4)
+    # goes on but never below MIN_HORIZON, so a sudden-death game keeps a reserve. The guess is
+    # short on purpose: games are decided in the middlegame, and a longer one (40 moves, floor
+    # 20) left half of a 10+0.1 clock unspent at the end of the game (ladder of zerosum-6x64).
+    moves = limits.movestogo if limits.movestogo else max(MIN_HORIZON, HORIZON - ply // 4)
     moves = max(1, min(moves, 60))
     # As Stockfish does: the increments still to come are counted, and the overhead is kept back
     # for every move still to play, not once, so latency cannot eat the clock over a long game.

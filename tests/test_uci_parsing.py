@@ -12,11 +12,12 @@ import re
 import chess
 import pytest
 
-from engine.controller import EngineSettings, PvLine, Score, SearchInfo
+from engine.controller import Controller, EngineSettings, PvLine, Score, SearchInfo, unsettled
 from engine.evaluator import BUNDLED_NET_FILE, default_net_path
 from engine.options import BY_NAME, OPTIONS, UciOption, defaults, to_settings
-from engine.search import SearchParams
-from engine.timeman import MIN_THINK, Budget, GoLimits, budget
+from engine.mcts import UNKNOWN, WIN
+from engine.search import MoveStats, SearchParams, SearchStats
+from engine.timeman import MIN_HORIZON, MIN_THINK, Budget, GoLimits, budget
 from engine.uci import UciError, format_info, parse_go, parse_position, parse_setoption
 
 START_FEN = chess.STARTING_FEN
@@ -507,7 +508,7 @@ def test_budget_movestogo_divides_the_clock() -> None:
 def test_budget_sudden_death_with_little_time() -> None:
     b = budget(GoLimits(wtime=1000, btime=1000), True, 100, 100)
     assert b is not None
-    assert b.target <= 0.9 / 20 + 1e-9  # at least 20 more moves are budgeted for
+    assert b.target <= 0.9 / MIN_HORIZON + 1e-9  # at least MIN_HORIZON more moves
     assert b.hard <= 0.3 * 0.9 + 1e-9
     nothing = budget(GoLimits(wtime=50, btime=50), True, 100, 100)
     assert nothing is not None and nothing.target == nothing.hard == MIN_THINK
@@ -542,6 +543,46 @@ def test_budget_survives_a_long_game(base_ms: int, inc_ms: int, moves: int, lag:
         left -= (b.hard if move % hard_every == 0 else b.target) + lag
         assert left > 0, f"flagged on move {move + 1} with {base_ms}+{inc_ms}"
         left += inc_ms / 1000.0
+
+
+def _root(visits_q: list[tuple[int, float]]) -> list[MoveStats]:
+    return [MoveStats(move=i, prior=0.1, visits=v, q=q, d=0.2, m=0.0, bound=UNKNOWN, plies=0,
+                      node=i) for i, (v, q) in enumerate(visits_q)]
+
+
+def test_unsettled_root() -> None:
+    assert not unsettled(_root([(100, 0.1)]))
+    assert not unsettled(_root([(100, 0.1), (60, 0.05)]))  # the most visited is also valued most
+    assert unsettled(_root([(100, 0.1), (60, 0.2)]))  # a well-searched runner-up valued higher
+    assert not unsettled(_root([(100, 0.1), (10, 0.5)]))  # too few visits to trust its Q
+    won = dataclasses.replace(_root([(100, 0.1)])[0], bound=WIN)
+    assert not unsettled([won, *_root([(60, 0.9)])])
+
+
+class _Root:
+    """What the controller's stop rule reads from a search: visits and the ranked root."""
+
+    def __init__(self, ranked: list[MoveStats]) -> None:
+        self.ranked = ranked
+        self.stats = SearchStats(playouts=sum(m.visits for m in ranked))
+
+    def root_visits(self) -> int:
+        return self.stats.playouts
+
+    def ranked_moves(self) -> list[MoveStats]:
+        return self.ranked
+
+
+def test_unsettled_root_spends_up_to_the_hard_limit() -> None:
+    ctrl = Controller(lambda i: None, lambda m, p: None, lambda s: None,
+                      EngineSettings(weights="unused.onnx"))
+    clock, limits = Budget(target=0.2, hard=0.5), GoLimits(wtime=10_000)
+    settled, unsure = _Root(_root([(100, 0.2), (60, 0.1)])), _Root(_root([(100, 0.1), (60, 0.2)]))
+    stop = ctrl._limits_reached
+    assert not stop(settled, limits, clock, 0.1, False)  # type: ignore[arg-type]
+    assert stop(settled, limits, clock, 0.2, False)  # type: ignore[arg-type]
+    assert not stop(unsure, limits, clock, 0.3, False)  # type: ignore[arg-type]
+    assert stop(unsure, limits, clock, 0.5, False)  # type: ignore[arg-type]
 
 
 def test_budget_is_pure() -> None:

@@ -15,6 +15,7 @@ Examples (2-core CPU)::
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import sys
 from pathlib import Path
@@ -291,19 +292,24 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--games", type=int, default=100)
     p.add_argument("--openings", default=str(DEFAULT_OPENINGS), help="PGN book of start lines")
     p.add_argument("--stockfish", help="Stockfish binary")
-    p.add_argument("--nodes", type=int, default=8000, help="Stockfish nodes per position")
-    p.add_argument("--multipv", type=int, default=5)
-    p.add_argument("--temperature-cp", type=float, default=60.0, help="policy-target softmax")
-    p.add_argument("--play-temperature-cp", type=float, default=40.0,
+    # The defaults are play_and_label's own, so they are stated in one place.
+    from trainer.sflabel import play_and_label
+    sf = {k: v.default for k, v in inspect.signature(play_and_label).parameters.items()}
+    p.add_argument("--nodes", type=int, default=sf["nodes"], help="Stockfish nodes per position")
+    p.add_argument("--multipv", type=int, default=sf["multipv"])
+    p.add_argument("--temperature-cp", type=float, default=sf["temperature_cp"],
+                   help="policy-target softmax")
+    p.add_argument("--play-temperature-cp", type=float, default=sf["play_temperature_cp"],
                    help="softmax temperature of the move actually played")
-    p.add_argument("--random-move-p", type=float, default=0.03,
+    p.add_argument("--random-move-p", type=float, default=sf["random_move_p"],
                    help="chance of a uniformly random move (a blunder) instead")
-    p.add_argument("--max-plies", type=int, default=220)
-    p.add_argument("--adjudicate-cp", type=float, default=700.0,
-                   help="stop a game once one side is this far ahead for 6 plies")
+    p.add_argument("--max-plies", type=int, default=sf["max_plies"])
+    p.add_argument("--adjudicate-cp", type=float, default=sf["adjudicate_cp"],
+                   help="stop a game once one side is this far ahead for "
+                        f"{sf['adjudicate_plies']} plies")
     p.add_argument("--no-opening-labels", action="store_true",
                    help="do not label the book line's own positions (start position onwards)")
-    p.add_argument("--fen-only-p", type=float, default=0.1,
+    p.add_argument("--fen-only-p", type=float, default=sf["fen_only_p"],
                    help="share of positions stored without history (as `position fen` gives)")
     p.add_argument("--sf-threads", type=int, default=1)
     p.add_argument("--chunk", type=int, default=256, help="positions per record file")

@@ -27,6 +27,7 @@ from engine.board import Position
 from engine.evaluator import Evaluator
 from engine.mcts import ROOT
 from engine.search import Search, SearchParams
+from trainer.selfplay import evaluate_together
 
 KINDS = {"KQK": chess.QUEEN, "KRK": chess.ROOK}
 
@@ -133,23 +134,11 @@ def mate_test(evaluator: Evaluator, fens: Sequence[str], visits: int = 32, max_m
             d = start(queue.pop(0))
             if d is not None:
                 active.append(d)
-        total = 0
+        lefts = []
         for d in active:
             v, inflight = d.search.tree.node_stats(ROOT)[:2]
-            left = visits - int(v) - int(inflight)
-            d.gathered = 0
-            if left > 0:
-                with d.search.lock:
-                    d.gathered = int(d.search.gather(d.batch, planes, total, left))
-                total += d.gathered
-        if total:
-            out = evaluator.evaluate(planes[:total])
-            off = 0
-            for d in active:
-                if d.gathered:
-                    with d.search.lock:
-                        d.search.apply(d.batch, out, off)
-                    off += d.gathered
+            lefts.append(visits - int(v) - int(inflight))
+        evaluate_together(evaluator, active, planes, lefts)
         keep = []
         for d in active:
             if int(d.search.tree.node_stats(ROOT)[0]) < visits and not d.search.stats.full:

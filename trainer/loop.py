@@ -293,6 +293,16 @@ def make_plots(run: Path) -> None:
 
     out = run / "plots"
     out.mkdir(exist_ok=True)
+
+    def save(fig: Any, ax: Any, xlabel: str, ylabel: str, name: str) -> None:
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend()
+        fig.tight_layout()
+        fig.savefig(out / name, dpi=90)
+        plt.close(fig)
+
     log = run / "train_log.jsonl"
     if log.exists():
         rows = [json.loads(x) for x in log.read_text().splitlines() if x.strip()]
@@ -301,13 +311,7 @@ def make_plots(run: Path) -> None:
             pts = [(r["step"], r[key]) for r in rows if key in r]
             if pts:
                 ax.plot(*zip(*pts), label=key)
-        ax.set_xlabel("step")
-        ax.set_ylabel("loss")
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend()
-        fig.tight_layout()
-        fig.savefig(out / "losses.png", dpi=90)
-        plt.close(fig)
+        save(fig, ax, "step", "loss", "losses.png")
     hist = [json.loads(p.read_text()) for p in sorted((run / "history").glob("gen-*.json"))]
     fig, ax = plt.subplots(figsize=(7, 4))
     cumulative, pts = 0.0, []
@@ -323,20 +327,10 @@ def make_plots(run: Path) -> None:
     if ref:
         ax.errorbar([g for g, _ in ref], [r["elo"] for _, r in ref],
                     yerr=[min(r["error"], 1000) for _, r in ref], fmt="s-", label="vs gen 0")
-    ax.set_xlabel("generation")
-    ax.set_ylabel("Elo")
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend()
-    fig.tight_layout()
-    fig.savefig(out / "elo.png", dpi=90)
-    plt.close(fig)
+    save(fig, ax, "generation", "Elo", "elo.png")
     lengths = [(h["generation"], float(np.mean([p["mean_plies"] for p in h["selfplay_parts"]])))
                for h in hist if h.get("selfplay_parts")]
     fig, ax = plt.subplots(figsize=(7, 4))
     if lengths:
         ax.plot(*zip(*lengths), "o-")
-    ax.set_xlabel("generation")
-    ax.set_ylabel("mean game length (plies)")
-    fig.tight_layout()
-    fig.savefig(out / "game_lengths.png", dpi=90)
-    plt.close(fig)
+    save(fig, ax, "generation", "mean game length (plies)", "game_lengths.png")

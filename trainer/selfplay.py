@@ -25,7 +25,7 @@ import random
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Protocol, Sequence
 
 import chess
 import chess.pgn
@@ -193,6 +193,37 @@ def pick_move(ranked: list[MoveStats], temperature: float, rng: random.Random) -
         return best
     weights = np.array([m.visits for m in cands], np.float64) ** (1.0 / temperature)
     return cands[int(rng.choices(range(len(cands)), weights=list(weights))[0])]
+
+
+class Searcher(Protocol):
+    """A search sharing network calls with others: its batch and what it last gathered."""
+
+    search: Search
+    batch: Any
+    gathered: int
+
+
+def evaluate_together(evaluator: Evaluator, searchers: Sequence[Searcher],
+                      planes: npt.NDArray[np.float32], visits_left: Sequence[int]) -> int:
+    """One network call for many searches: each gathers up to its ``visits_left`` leaves into
+    ``planes`` after the previous ones, the net evaluates them all at once, and each search takes
+    its slice back. Returns how many positions the net saw (0: no call)."""
+    total = 0
+    for s, left in zip(searchers, visits_left):
+        s.gathered = 0
+        if left > 0:
+            with s.search.lock:
+                s.gathered = int(s.search.gather(s.batch, planes, total, left))
+            total += s.gathered
+    if total:
+        out = evaluator.evaluate(planes[:total])
+        offset = 0
+        for s in searchers:
+            if s.gathered:
+                with s.search.lock:
+                    s.search.apply(s.batch, out, offset)
+                offset += s.gathered
+    return total
 
 
 @dataclass
@@ -404,29 +435,18 @@ class SelfPlayWorker:
                        dynamic_ncols=True, mininterval=1.0)
         try:
             while active and not should_stop():
-                total, users = 0, 0
-                for g in active:
-                    left = self._visits_left(g)
-                    g.gathered = 0
+                lefts = [self._visits_left(g) for g in active]
+                total = evaluate_together(self.evaluator, active, planes, lefts)
+                for g, left in zip(active, lefts):
                     if left > 0:
-                        with g.search.lock:
-                            g.gathered = int(g.search.gather(g.batch, planes, total, left))
-                        total += g.gathered
-                        users += g.gathered > 0
                         # no leaf for the net and no free visit either: no progress
                         g.stalled = g.stalled + 1 if not g.gathered and \
                             self._visits_left(g) == left else 0
                 if total:
-                    out = self.evaluator.evaluate(planes[:total])
                     stats.nn_calls += 1
                     stats.nn_positions += total
-                    stats.max_games_per_call = max(stats.max_games_per_call, users)
-                    offset = 0
-                    for g in active:
-                        if g.gathered:
-                            with g.search.lock:
-                                g.search.apply(g.batch, out, offset)
-                            offset += g.gathered
+                    stats.max_games_per_call = max(stats.max_games_per_call,
+                                                   sum(g.gathered > 0 for g in active))
                 for i, g in enumerate(active):
                     if self._visits_left(g) > 0 and not g.search.stats.full and (
                             g.stalled < 3 or not g.search.tree.is_expanded(ROOT)):
