@@ -32,11 +32,21 @@ from engine.board cimport (
 )
 from engine.mcts cimport Tree
 
-from engine.mcts import COLLISION, DRAW, FULL, TERM_GAME, TERM_TWOFOLD, TERMINAL, WIN
+from engine.mcts import (
+    COLLISION,
+    DRAW,
+    FULL,
+    SCHEDULE_DONE,
+    TERM_GAME,
+    TERM_TWOFOLD,
+    TERMINAL,
+    WIN,
+)
 
 cdef int _COLLISION = COLLISION
 cdef int _TERMINAL = TERMINAL
 cdef int _FULL = FULL
+cdef int _SCHEDULE_DONE = SCHEDULE_DONE
 cdef int _WIN = WIN
 cdef int _DRAW = DRAW
 cdef int _TERM_GAME = TERM_GAME
@@ -195,6 +205,8 @@ cdef class BatchBuilder:
                 continue
             if leaf == _FULL:
                 self.full = True
+                break
+            if leaf == _SCHEDULE_DONE:
                 break
             depth = tree.last_depth
             if depth > self.seldepth:

@@ -38,12 +38,18 @@ cdef class Tree:
     cdef double fpu_reduction
     cdef double fpu_root
     cdef double virtual_loss
+    cdef double forced_k         # KataGo's forced playouts at the root: n_forced = sqrt(k P N)
+    # Gumbel root (sequential halving): while root_target > 0, the root visits only the moves
+    # whose root_rank >= 0, each up to root_target started visits, fewest first, ties by rank.
+    cdef int32_t root_target
+    cdef int16_t root_rank[256]
 
     cdef long _max_edges(self) noexcept nogil
     cdef int _grow_nodes(self, int32_t need) except -1
     cdef int _grow_edges(self, int32_t need) except -1
     cdef int32_t _new_node(self, int32_t parent, int32_t move) except -2
     cdef int32_t _select_child(self, int32_t n, bint is_root) noexcept nogil
+    cdef int32_t _select_scheduled(self) noexcept nogil
     cdef void _prove(self, int32_t n) noexcept nogil
     cdef void _revert(self, int32_t n) noexcept nogil
     cdef void _backup_exact(self, int32_t n) noexcept nogil

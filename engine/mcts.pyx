@@ -22,6 +22,15 @@ exact value without the network. Proofs propagate upwards (an MCTS solver): a no
 child is lost for the side that moved into it, a node whose children are all proven takes the
 best of them. ``bound`` is stored, like W, for the parent's side to move.
 
+Two root rules for self-play (both off by default):
+    forced playouts (KataGo, Wu 2019): a visited root child with N < sqrt(k * P * N_parent) is
+        selected before any PUCT comparison, so noise-boosted moves get enough visits to be
+        judged; the policy target then prunes those visits again (engine/gumbel.py).
+    a root schedule (Gumbel AlphaZero's sequential halving, Danihelka et al. 2022): the caller
+        names the considered moves and a visit target per move for the current phase; selection
+        at the root gives the next visit to the considered move with the fewest started visits,
+        and reports SCHEDULE_DONE once every one has reached the target. Below the root, PUCT.
+
 Concurrency: a Tree is not thread-safe; the search holds one lock around every call.
 """
 
@@ -38,6 +47,7 @@ NO_NODE = -1
 COLLISION = -1
 TERMINAL = -2
 FULL = -3
+SCHEDULE_DONE = -4
 
 WIN = 1
 DRAW = 0
@@ -59,6 +69,7 @@ cdef enum:
     _COLLISION = -1
     _TERMINAL = -2
     _FULL = -3
+    _SCHEDULE_DONE = -4
 
 cdef int8_t _UNKNOWN = 2
 cdef int8_t _TERM_NONE = 0
@@ -89,8 +100,11 @@ cdef class Tree:
 
     def configure(self, *, double cpuct=1.745, double cpuct_base=38739.0,
                   double cpuct_factor=3.894, cpuct_root=None, double fpu_reduction=0.330,
-                  fpu_root=None, double virtual_loss=1.0, max_nodes=None):
-        """Sets the PUCT parameters (lc0's names and defaults)."""
+                  fpu_root=None, double virtual_loss=1.0, max_nodes=None,
+                  double forced_playouts=0.0):
+        """Sets the PUCT parameters (lc0's names and defaults); ``forced_playouts`` is KataGo's
+        k (2 in KataGo's self-play; 0: off)."""
+        self.forced_k = forced_playouts
         self.cpuct = cpuct
         self.cpuct_base = cpuct_base
         self.cpuct_factor = cpuct_factor
@@ -103,6 +117,7 @@ cdef class Tree:
 
     def reset(self):
         """Empties the tree down to a fresh, unexpanded root."""
+        self.root_target = 0
         self.num_nodes = 0
         self.num_edges = 0
         self._new_node(_NO_NODE, 0)
@@ -221,6 +236,9 @@ cdef class Tree:
                 # A proven value is exact: nothing to explore, so no U (else a strong prior
                 # keeps feeding visits to, say, a stalemate).
                 score = c.bound
+            elif is_root and self.forced_k > 0.0 and started > 0 and \
+                    started < sqrt(self.forced_k * e[i].prior * parent_n):
+                return i
             else:
                 if started == 0:
                     q = fpu
@@ -233,13 +251,44 @@ cdef class Tree:
                 best = i
         return best
 
+    cdef int32_t _select_scheduled(self) noexcept nogil:
+        """The root edge the schedule visits next, or -1 when every considered move has
+        reached ``root_target``."""
+        cdef Node* node = &self.nodes[_ROOT]
+        cdef Edge* e = &self.edges[node.edge_begin]
+        cdef int32_t i, cn, started, best = -1, best_started = 0
+        for i in range(min(node.num_edges, 256)):
+            if self.root_rank[i] < 0:
+                continue
+            cn = e[i].child
+            started = self.nodes[cn].visits + self.nodes[cn].inflight if cn >= 0 else 0
+            if started >= self.root_target:
+                continue
+            if best < 0 or started < best_started or (
+                    started == best_started and self.root_rank[i] < self.root_rank[best]):
+                best, best_started = i, started
+        return best
+
+    def set_root_schedule(self, ranks, int target):
+        """Root schedule (see the module docstring): ``ranks[i]`` for root edge ``i`` (edge order
+        of ``children(ROOT)``), -1 for moves not considered; ``target`` visits per considered
+        move; 0 returns the root to PUCT."""
+        cdef Node* node = &self.nodes[_ROOT]
+        cdef int32_t i, k = node.num_edges if node.edge_begin >= 0 else 0
+        if target > 0 and len(ranks) != k:
+            raise ValueError(f"{len(ranks)} ranks for {k} root moves")
+        for i in range(256):
+            self.root_rank[i] = <int16_t>ranks[i] if i < k and target > 0 else -1
+        self.root_target = max(0, target)
+
     cpdef int select(self, int[::1] path):
         """Descends from the root to a leaf, marking the path in flight.
 
         Returns the leaf's node id (>= 0) when it needs the network; ``path[:last_depth]`` then
         holds the moves from the root to it. Returns _TERMINAL after backing up a visit to a node
         whose value is exact, _COLLISION (path reverted) when the leaf is already waiting for the
-        network, _FULL when the tree holds ``max_nodes`` nodes. Does not block.
+        network, _FULL when the tree holds ``max_nodes`` nodes, _SCHEDULE_DONE when the root
+        schedule has no visit left to give. Does not block.
         """
         cdef int32_t n = _ROOT, child, k
         cdef int depth = 0
@@ -265,8 +314,15 @@ cdef class Tree:
                 # An expanded root without moves: the game is over at the root.
                 self.last_depth = depth
                 return _COLLISION
-            node.inflight += 1
-            k = self._select_child(n, n == _ROOT)
+            if n == _ROOT and self.root_target > 0:
+                k = self._select_scheduled()
+                if k < 0:
+                    self.last_depth = depth
+                    return _SCHEDULE_DONE
+                node.inflight += 1
+            else:
+                node.inflight += 1  # counted before selecting: PUCT's N includes this visit
+                k = self._select_child(n, n == _ROOT)
             e = &self.edges[node.edge_begin + k]
             if depth >= MAX_DEPTH or depth >= path.shape[0]:
                 self._revert(n)
@@ -412,6 +468,10 @@ cdef class Tree:
 
     # --------------------------------------------------------------- reporting
 
+    def is_expanded(self, int32_t n):
+        """Whether node n has its moves (the network has seen it, or its game is over)."""
+        return self.nodes[n].edge_begin >= 0
+
     def node_stats(self, int32_t n):
         """(visits, inflight, q, d, m, bound, bound_plies, terminal) of node n; q for n's parent."""
         cdef Node* node = &self.nodes[n]
@@ -481,6 +541,7 @@ cdef class Tree:
                 self.reset()
                 return False
             n = cn
+        self.root_target = 0
         if n == _ROOT:
             self._clear_proofs()
             return True

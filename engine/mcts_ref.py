@@ -19,6 +19,7 @@ from engine.mcts import (
     LOSS,
     NO_NODE,
     ROOT,
+    SCHEDULE_DONE,
     TERM_GAME,
     TERM_NONE,
     TERM_PROVEN,
@@ -66,7 +67,9 @@ class RefTree:
         fpu_root: float | None = None,
         virtual_loss: float = 1.0,
         max_nodes: int | None = None,
+        forced_playouts: float = 0.0,
     ) -> None:
+        self.forced_k = forced_playouts
         self.cpuct = cpuct
         self.cpuct_base = cpuct_base
         self.cpuct_factor = cpuct_factor
@@ -78,6 +81,8 @@ class RefTree:
             self.max_nodes = max(16, max_nodes)
 
     def reset(self) -> None:
+        self.root_target = 0
+        self.root_rank: list[int] = []
         self.nodes: list[_Node] = [_Node(NO_NODE, 0)]
         self.num_edges = 0
 
@@ -112,12 +117,42 @@ class RefTree:
             started = cn.visits + cn.inflight
             if cn.terminal != TERM_NONE and cn.bound != UNKNOWN:
                 score = float(cn.bound)
+            elif (is_root and self.forced_k > 0 and started > 0
+                  and started < math.sqrt(self.forced_k * prior * parent_n)):
+                return i
             else:
                 q = fpu if started == 0 else (cn.wl - self.virtual_loss * cn.inflight) / started
                 score = q + cpuct * prior * sqrt_n / (1.0 + started)
             if score > best_score:
                 best_score, best = score, i
         return best
+
+    def _select_scheduled(self) -> int:
+        edges = self.nodes[ROOT].edges or []
+        best, best_started = -1, 0
+        for i, (_, _, child) in enumerate(edges[:256]):
+            rank = self.root_rank[i]
+            if rank < 0:
+                continue
+            c = int(child)
+            started = self.nodes[c].visits + self.nodes[c].inflight if c >= 0 else 0
+            if started >= self.root_target:
+                continue
+            if best < 0 or started < best_started or (
+                    started == best_started and rank < self.root_rank[best]):
+                best, best_started = i, started
+        return best
+
+    def is_expanded(self, n: int) -> bool:
+        return self.nodes[n].edges is not None
+
+    def set_root_schedule(self, ranks: Iterable[int], target: int) -> None:
+        ranks = [int(r) for r in ranks]
+        k = len(self.nodes[ROOT].edges or [])
+        if target > 0 and len(ranks) != k:
+            raise ValueError(f"{len(ranks)} ranks for {k} root moves")
+        self.root_rank = ranks if target > 0 else []
+        self.root_target = max(0, target)
 
     def select(self, path: npt.NDArray[np.int32]) -> int:
         n, depth = ROOT, 0
@@ -139,8 +174,15 @@ class RefTree:
             if not node.edges:
                 self.last_depth = depth
                 return COLLISION
-            node.inflight += 1
-            k = self._select_child(n, n == ROOT)
+            if n == ROOT and self.root_target > 0:
+                k = self._select_scheduled()
+                if k < 0:
+                    self.last_depth = depth
+                    return SCHEDULE_DONE
+                node.inflight += 1
+            else:
+                node.inflight += 1
+                k = self._select_child(n, n == ROOT)
             edge = node.edges[k]
             if depth >= MAX_DEPTH or depth >= len(path):
                 self._revert(n)
@@ -260,6 +302,7 @@ class RefTree:
                 self.reset()
                 return False
             n = child
+        self.root_target = 0
         if n != ROOT:
             self._compact(n)
         for node in self.nodes:

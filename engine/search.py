@@ -32,6 +32,7 @@ from engine.mcts import (
     FULL,
     LOSS,
     ROOT,
+    SCHEDULE_DONE,
     TERM_GAME,
     TERM_TWOFOLD,
     TERMINAL,
@@ -91,6 +92,8 @@ class SearchParams:
     dirichlet_alpha: float = 0.3
     dirichlet_epsilon: float = 0.0
     """share of Dirichlet noise mixed into the root priors (self-play); 0 turns it off."""
+    forced_playouts: float = 0.0
+    """KataGo's k for forced playouts at the root (self-play with noise; 0 turns it off)."""
     seed: int | None = None
 
 
@@ -199,7 +202,8 @@ class Search:
         p = self.params
         self.tree.configure(cpuct=p.cpuct, cpuct_base=p.cpuct_base, cpuct_factor=p.cpuct_factor,
                             fpu_reduction=p.fpu_reduction, fpu_root=p.fpu_root,
-                            virtual_loss=p.virtual_loss, max_nodes=p.max_nodes)
+                            virtual_loss=p.virtual_loss, max_nodes=p.max_nodes,
+                            forced_playouts=p.forced_playouts)
 
     def set_params(self, params: SearchParams) -> None:
         with self.lock:
@@ -354,6 +358,8 @@ class Search:
                 continue
             if leaf == FULL:
                 stats.full = True
+                break
+            if leaf == SCHEDULE_DONE:
                 break
             stats.seldepth = max(stats.seldepth, depth)
             if leaf == TERMINAL:

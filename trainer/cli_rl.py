@@ -235,7 +235,7 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
                        help="train on the replay window of records directories")
     p.add_argument("--data", nargs="+", required=True, help="records directories, oldest first")
     p.add_argument("--out", required=True, help="directory for checkpoints and logs")
-    p.add_argument("--init", default="small", help="preset name or checkpoint .pt")
+    p.add_argument("--init", default="small", help="preset name, checkpoint .pt, or an ONNX net this trainer exported")
     p.add_argument("--resume", action="store_true",
                    help="continue from the newest checkpoint in OUT (exactly, given the same data)")
     p.add_argument("--export", help="export the result to this ONNX path")
@@ -245,7 +245,7 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("loop", formatter_class=fmt,
                        help="self-play -> train -> export -> evaluate, repeated; resumable")
     p.add_argument("--dir", required=True, help="run directory")
-    p.add_argument("--init", default="tiny", help="preset name or checkpoint .pt")
+    p.add_argument("--init", default="tiny", help="preset name, checkpoint .pt, or an ONNX net this trainer exported")
     p.add_argument("--generations", type=int, default=0, help="stop after this many (0: never)")
     p.add_argument("--games", type=int, default=32, help="self-play games per generation")
     p.add_argument("--extra-data", nargs="*", help="record dirs counted as older (warm starts)")

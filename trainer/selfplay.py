@@ -10,7 +10,13 @@ Per move (KataGo's playout-cap randomization): with probability ``full_share`` a
 reused visits) whose visit distribution becomes a policy target; otherwise a fast search of
 ``fast_visits`` on the reused tree, without noise, recorded for its value targets only.
 Moves are sampled from visits at ``temperature`` for the first ``temp_plies`` plies after the
-opening, then at ``temp_end`` (0: the most visited). A side resigns after ``resign_plies``
+opening, then at ``temp_end`` (0: the most visited).
+
+``root`` picks how full searches treat the root (engine/gumbel.py): "puct" (Dirichlet noise,
+visit-count targets; with ``forced_playouts`` > 0, KataGo's forced playouts and the pruned
+visits as the target) or "gumbel" (Gumbel AlphaZero: no Dirichlet noise, sequential halving over
+``gumbel_considered`` moves, the improved policy as the target, the move the Gumbel search picks
+with its noise for ``temp_plies`` plies and without it after). A side resigns after ``resign_plies``
 consecutive own moves whose best Q is below ``resign_threshold``; a ``resign_playout`` share of
 games never resigns and records when it would have, to measure false resignations.
 
@@ -37,6 +43,7 @@ from engine import contract
 from engine.batch import NNCache
 from engine.board import Position, move_to_uci
 from engine.evaluator import Evaluator
+from engine.gumbel import GumbelParams, GumbelRoot, pruned_visits
 from engine.mcts import DRAW, LOSS, ROOT, WIN
 from engine.search import MoveStats, Search, SearchParams
 from trainer import records
@@ -59,6 +66,13 @@ class SelfPlayConfig:
     """share of moves searched fully (policy targets); the others are fast."""
     dirichlet_alpha: float = 0.3
     dirichlet_epsilon: float = 0.25
+    root: str = "puct"
+    """full searches' root: "puct" (Dirichlet noise, visit targets) or "gumbel"."""
+    forced_playouts: float = 0.0
+    """KataGo's k for forced playouts and policy target pruning in "puct" full searches (0: off;
+    KataGo uses 2)."""
+    gumbel_considered: int = 16
+    """moves a "gumbel" full search considers (Gumbel-top-k)."""
     temperature: float = 1.0
     temp_plies: int = 16
     """plies after the start position played at ``temperature``."""
@@ -240,6 +254,7 @@ class _Game:
     no_resign: bool
     target: int = 0
     full: bool = False
+    gumbel: GumbelRoot | None = None
     gathered: int = 0
     stalled: int = 0
     """iterations in a row in which the search could not add a visit (a guard against hangs)."""
@@ -286,8 +301,16 @@ class SelfPlayWorker:
             minibatch_size=cfg.minibatch, max_collisions=cfg.minibatch,
             nn_cache_size=cfg.cache_size, max_nodes=max(4 * cfg.full_visits, 20_000),
             dirichlet_epsilon=0.0)
-        self._full_params = replace(self._fast_params, dirichlet_alpha=cfg.dirichlet_alpha,
-                                    dirichlet_epsilon=cfg.dirichlet_epsilon)
+        if cfg.root not in ("puct", "gumbel"):
+            raise ValueError(f"root must be 'puct' or 'gumbel', not {cfg.root!r}")
+        gumbel = cfg.root == "gumbel"
+        self._full_params = replace(
+            self._fast_params, dirichlet_alpha=cfg.dirichlet_alpha,
+            dirichlet_epsilon=0.0 if gumbel else cfg.dirichlet_epsilon,
+            forced_playouts=0.0 if gumbel else cfg.forced_playouts)
+        self._gumbel_params = GumbelParams(
+            simulations=cfg.full_visits, max_num_considered_actions=cfg.gumbel_considered,
+            prior_temperature=self._full_params.policy_temperature)
 
     # ------------------------------------------------------------------ games
 
@@ -319,10 +342,52 @@ class SelfPlayWorker:
         g.target = 1 if n_legal == 1 else (cfg.full_visits if g.full else cfg.fast_visits)
         g.search.set_params(self._full_params if g.full else self._fast_params)
         g.search.set_position(g.pos, g.moves)
+        g.gumbel = None
+        if g.full and cfg.root == "gumbel":
+            g.gumbel = GumbelRoot(self._gumbel_params,
+                                  np.random.default_rng(g.rng.getrandbits(63)))
+            self._step_gumbel(g)
+
+    def _step_gumbel(self, g: _Game) -> bool:
+        """Starts or advances a Gumbel search's root schedule once its root is expanded;
+        returns whether its phase changed."""
+        assert g.gumbel is not None
+        tree = g.search.tree
+        if not g.gumbel.begun:
+            if tree.is_expanded(ROOT):
+                g.gumbel.begin(tree)
+                return True
+            return False
+        phase = g.gumbel.phase
+        g.gumbel.advance(tree)
+        return g.gumbel.phase != phase
 
     def _visits_left(self, g: _Game) -> int:
+        if g.gumbel is not None and g.gumbel.begun:
+            return 0 if g.gumbel.done else g.gumbel.visits_left(g.search.tree)
         visits, inflight = g.search.tree.node_stats(ROOT)[:2]
         return g.target - int(visits) - int(inflight)
+
+    def _policy_target(self, g: _Game, ranked: list[MoveStats]) -> tuple[list[int], list[float]]:
+        """The full search's policy target: the improved policy (Gumbel), the pruned visits
+        (forced playouts), or the visit distribution."""
+        tree = g.search.tree
+        if g.gumbel is not None and g.gumbel.begun:
+            moves = tree.children(ROOT)[0]
+            probs = g.gumbel.improved_policy(tree)
+            return ([g.pos.policy_index(int(m)) for m in moves], [float(x) for x in probs])
+        if self.cfg.forced_playouts > 0:
+            moves, priors, visits, q = tree.children(ROOT)[:4]
+            p = self._full_params
+            n = float(visits.sum()) + 1.0
+            cpuct = p.cpuct + p.cpuct_factor * np.log((n + p.cpuct_base) / p.cpuct_base)
+            kept = pruned_visits(priors, visits, q, self.cfg.forced_playouts, float(cpuct))
+            total = float(kept.sum())
+            return ([g.pos.policy_index(int(m)) for m, k in zip(moves, kept) if k > 0],
+                    [k / total for k in kept if k > 0])
+        visited = [m for m in ranked if m.visits > 0]
+        total = float(sum(m.visits for m in visited))
+        return ([g.pos.policy_index(m.move) for m in visited], [m.visits / total for m in visited])
 
     def _move(self, g: _Game) -> tuple[bool, int | None, str]:
         """Records the searched position, plays a move; returns (over, winner, reason)."""
@@ -335,13 +400,7 @@ class SelfPlayWorker:
         g.turns.append(g.pos.turn())
         g.root_q.append(-float(q))  # node_stats' q is for the side that moved into the root
         g.root_d.append(float(d))
-        if g.full:
-            visited = [m for m in ranked if m.visits > 0]
-            total = float(sum(m.visits for m in visited))
-            g.policies.append(([g.pos.policy_index(m.move) for m in visited],
-                               [m.visits / total for m in visited]))
-        else:
-            g.policies.append(None)
+        g.policies.append(self._policy_target(g, ranked) if g.full else None)
         side = g.pos.turn()
         if best_q(ranked[0]) < cfg.resign_threshold and cfg.resign_threshold > -1:
             g.low[side] += 1
@@ -353,10 +412,14 @@ class SelfPlayWorker:
                 return True, 1 - side, "resignation"
             g.would_resign.setdefault(side, g.ply)
         temp = cfg.temperature if g.ply < cfg.temp_plies else cfg.temp_end
-        choice = pick_move(ranked, temp, g.rng)
-        g.played.append(choice.move)
-        g.pos.push(choice.move)
-        g.moves.append(choice.move)
+        if g.gumbel is not None and g.gumbel.begun and ranked[0].bound != WIN:
+            edge = g.gumbel.choose(g.search.tree, noise=temp > 0 and g.ply < cfg.temp_plies)
+            move = int(g.search.tree.children(ROOT)[0][edge])
+        else:
+            move = pick_move(ranked, temp, g.rng).move
+        g.played.append(move)
+        g.pos.push(move)
+        g.moves.append(move)
         over, winner, reason = game_over(g.pos, self._movebuf)
         if not over and len(g.moves) >= cfg.max_plies:
             return True, None, "max plies"
@@ -438,6 +501,8 @@ class SelfPlayWorker:
                 lefts = [self._visits_left(g) for g in active]
                 total = evaluate_together(self.evaluator, active, planes, lefts)
                 for g, left in zip(active, lefts):
+                    if g.gumbel is not None and self._step_gumbel(g):
+                        continue  # a new phase (or a first one): its visits start next round
                     if left > 0:
                         # no leaf for the net and no free visit either: no progress
                         g.stalled = g.stalled + 1 if not g.gathered and \

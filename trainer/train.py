@@ -164,8 +164,8 @@ class Trainer:
     def create(cls, init: str | NetConfig, cfg: TrainConfig, out_dir: str | Path,
                resume: bool = True) -> "Trainer":
         """Resumes from the newest checkpoint in ``out_dir`` when there is one (and ``resume``),
-        else starts from ``init``: a preset name, a NetConfig, or a checkpoint path (weights
-        only: the step count and optimizer start afresh)."""
+        else starts from ``init``: a preset name, a NetConfig, a checkpoint path or an ONNX net
+        this trainer exported (weights only: the step count and optimizer start afresh)."""
         found = checkpoints(Path(out_dir) / "checkpoints") if resume else []
         if found:
             model, state = load_model(found[-1])
@@ -174,8 +174,8 @@ class Trainer:
         if isinstance(init, NetConfig):
             return cls(Net(init), cfg, out_dir)
         if str(init).endswith(".onnx"):
-            raise SystemExit(f"cannot train from the ONNX net {init}: pass its checkpoint (.pt) "
-                             "or a preset name")
+            from trainer.onnx_import import model_from_onnx
+            return cls(model_from_onnx(init), cfg, out_dir)
         if str(init).endswith(".pt"):
             model, _ = load_model(init)
             return cls(model, cfg, out_dir)
