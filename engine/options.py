@@ -89,6 +89,8 @@ OPTIONS: tuple[UciOption, ...] = (
     UciOption("MultiPV", "spin", 1, 1, 500),
     UciOption("Ponder", "check", False),
     UciOption("UCI_ShowWDL", "check", False),
+    UciOption("UCI_AnalyseMode", "check", False),
+    UciOption("VerboseMoveStats", "check", False),
     UciOption("MoveOverhead", "spin", 100, 0, 100_000),
     UciOption("SyzygyPath", "string", "<empty>"),
     UciOption("Clear Tree", "button", ""),
@@ -112,7 +114,8 @@ def to_settings(values: dict[str, Value]) -> tuple[EngineSettings, SearchParams]
         onnx_threads=int(v["NNThreads"]), threads=int(v["Threads"]), multipv=int(v["MultiPV"]),
         move_overhead_ms=int(v["MoveOverhead"]),
         smart_pruning_factor=float(v["SmartPruningFactor"]), temperature=float(v["Temperature"]),
-        syzygy_path="" if v["SyzygyPath"] in ("<empty>", "") else str(v["SyzygyPath"]))
+        syzygy_path="" if v["SyzygyPath"] in ("<empty>", "") else str(v["SyzygyPath"]),
+        verbose_move_stats=bool(v["VerboseMoveStats"]), analyse_mode=bool(v["UCI_AnalyseMode"]))
     params = SearchParams(
         cpuct=float(v["CPuct"]), cpuct_base=float(v["CPuctBase"]),
         cpuct_factor=float(v["CPuctFactor"]), fpu_reduction=float(v["FpuValue"]),

@@ -33,6 +33,7 @@ from engine.mcts import (
     LOSS,
     ROOT,
     TERM_GAME,
+    TERM_NONE,
     TERM_TWOFOLD,
     TERMINAL,
     UNKNOWN,
@@ -120,6 +121,7 @@ class SearchStats:
     cache_hits: int = 0
     terminals: int = 0
     collisions: int = 0
+    tbhits: int = 0
     full: bool = False
     start: float = field(default_factory=time.monotonic)
 
@@ -327,6 +329,16 @@ class Search:
 
     def root_visits(self) -> int:
         return int(self.tree.node_stats(ROOT)[0])
+
+    def root_stats(self) -> tuple[int, float, float, float, int, int]:
+        """(visits, q, d, m, bound, bound plies) of the root, for its side to move."""
+        with self.lock:
+            visits, _, q, d, m, bound, plies, terminal = self.tree.node_stats(ROOT)
+        if terminal == TERM_NONE or bound == UNKNOWN:
+            bound = UNKNOWN
+        else:
+            bound = -bound  # stored for the side that moved into the root
+        return int(visits), -float(q), float(d), float(m), int(bound), int(plies)
 
     def _inflight(self) -> int:
         return int(self.tree.node_stats(ROOT)[1])

@@ -13,6 +13,13 @@ import os
 import chess
 import chess.syzygy
 
+TB_PLIES = 4096
+"""``bound_plies`` offset of a node the tables won or lost: the tables give no distance to mate,
+and a real mate in the tree (at most the tree's 1024 plies) must always rank before them, so a
+tablebase result counts as this many plies, plus the plies from the root to the probed node."""
+TB_WIN_CP = 20000
+"""Centipawns reported for a tablebase win (Stockfish's convention), less the plies to reach it."""
+
 
 class Tablebases:
     """Open Syzygy tables from ``paths`` (directories separated by os.pathsep or ';')."""
