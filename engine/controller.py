@@ -260,6 +260,7 @@ class Controller:
             known = self._tablebases.root_moves(board.copy())
             if known:
                 search_moves = [move_from_uci(m.uci()) for m in known]
+        self.search.set_tablebase(self._tablebases)
         root_fen = board.root().fen()
         if search_moves or root_fen != self._root_fen:
             self.search.clear_tree()

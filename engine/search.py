@@ -19,6 +19,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
+import chess
 import numpy as np
 import numpy.typing as npt
 
@@ -26,6 +27,7 @@ from engine import contract
 from engine.batch import BatchBuilder, NNCache
 from engine.board import Position
 from engine.evaluator import Evaluator, NetOutput
+from engine.tablebase import TB_PLIES, Tablebases
 from engine.mcts import (
     COLLISION,
     DRAW,
@@ -59,6 +61,7 @@ class PositionLike(Protocol):
     def insufficient_material(self) -> bool: ...
     def policy_index(self, move: int) -> int: ...
     def encode(self, out: Any) -> None: ...
+    def to_board(self) -> chess.Board: ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -195,6 +198,8 @@ class Search:
         self._root_moves: list[int] = []
         self._root_filter: set[int] | None = None
         self._rng = np.random.default_rng(params.seed)
+        self.tablebase: Tablebases | None = None
+        """Syzygy tables that decide the leaves they can (set with set_tablebase)."""
         self._configure_tree()
 
     def _configure_tree(self) -> None:
@@ -210,6 +215,15 @@ class Search:
                               else RefCache(params.nn_cache_size))
             self.params = params
             self._configure_tree()
+
+    def set_tablebase(self, tablebase: Tablebases | None) -> None:
+        """Tables to probe inside the tree (None: none). Nodes already scored stay as they are,
+        so the tree is cleared when the tables change."""
+        with self.lock:
+            if tablebase is not self.tablebase:
+                self.tablebase = tablebase
+                self.tree.reset()
+                self._root_moves = []
 
     def set_position(self, root: PositionLike, game_moves: list[int],
                      root_filter: list[int] | None = None) -> bool:
@@ -289,7 +303,7 @@ class Search:
         if isinstance(batch, _RefBatch):
             return self._gather_ref(batch, planes, offset, budget)
         count = int(batch.gather(self.tree, self.root, planes, offset, budget, p.max_collisions,
-                                 p.two_fold_draws, self.cache))
+                                 p.two_fold_draws, self.cache, self.tablebase))
         self._absorb(batch)
         return count
 
@@ -314,6 +328,7 @@ class Search:
         st.terminals += batch.terminals
         st.cache_hits += batch.cache_hits
         st.collisions += batch.collisions
+        st.tbhits += batch.tbhits
         st.depth_sum += batch.depth_sum
         st.seldepth = max(st.seldepth, batch.seldepth)
         st.full = st.full or batch.full
@@ -416,6 +431,12 @@ class Search:
                 tree.set_terminal(leaf, DRAW, 1, TERM_GAME)
             elif reps == 1 and self.params.two_fold_draws and 0 < pos.repetition_distance() <= depth:
                 tree.set_terminal(leaf, DRAW, 1, TERM_TWOFOLD)
+            elif self.tablebase is not None and pos.halfmove_clock() == 0:
+                result = self.tablebase.in_tree_result(pos.to_board())
+                if result is None:
+                    return False
+                self.stats.tbhits += 1
+                tree.set_terminal(leaf, result, 1 if result == DRAW else TB_PLIES + 1, TERM_GAME)
             else:
                 return False
         return True
