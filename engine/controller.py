@@ -152,6 +152,8 @@ class EngineSettings:
     verbose_move_stats: bool = False
     analyse_mode: bool = False
     """analysis for a GUI: best move only (no Temperature), no smart pruning, no book"""
+    chess960: bool = False
+    """castling is written as the king taking its own rook, and FENs may name rook files"""
 
 
 class Controller:
@@ -170,7 +172,7 @@ class Controller:
         self.params = params
         self.search: Search | None = None
         self._net_key: tuple[str, str, int] | None = None
-        self._board = chess.Board()
+        self._board = chess.Board(chess960=settings.chess960)
         self._tablebases: Tablebases | None = None
         self._root_fen = ""
         self._thread: threading.Thread | None = None
@@ -189,6 +191,10 @@ class Controller:
             if self._tablebases is not None:
                 self._tablebases.close()
             self._tablebases = tables
+        if settings.chess960 != self.settings.chess960:
+            # Same position, other castling notation (the GUI sends position next anyway).
+            self._board = chess.Board(self._board.fen(), chess960=settings.chess960)
+            self._root_fen = ""
         self.settings, self.params = settings, params
         if self.search is not None:
             self.search.set_params(params)
@@ -213,13 +219,15 @@ class Controller:
         self.wait()
         if self.search is not None:
             self.search.clear()
-        self._board = chess.Board()
+        self._board = chess.Board(chess960=self.settings.chess960)
 
     def set_position(self, fen: str | None, moves: list[str]) -> None:
         """The game from ``fen`` (None: the start) through ``moves``; ValueError if either is bad,
         leaving the previous position in place."""
         try:
-            board = chess.Board(fen) if fen is not None else chess.Board()
+            chess960 = self.settings.chess960
+            board = chess.Board(fen, chess960=chess960) if fen is not None else chess.Board(
+                chess960=chess960)
         except ValueError as exc:
             raise ValueError(f"bad FEN {fen!r}: {exc}") from None
         if board.status() & _UNPLAYABLE:

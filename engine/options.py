@@ -90,6 +90,7 @@ OPTIONS: tuple[UciOption, ...] = (
     UciOption("Ponder", "check", False),
     UciOption("UCI_ShowWDL", "check", False),
     UciOption("UCI_AnalyseMode", "check", False),
+    UciOption("UCI_Chess960", "check", False),
     UciOption("VerboseMoveStats", "check", False),
     UciOption("MoveOverhead", "spin", 100, 0, 100_000),
     UciOption("SyzygyPath", "string", "<empty>"),
@@ -115,7 +116,8 @@ def to_settings(values: dict[str, Value]) -> tuple[EngineSettings, SearchParams]
         move_overhead_ms=int(v["MoveOverhead"]),
         smart_pruning_factor=float(v["SmartPruningFactor"]), temperature=float(v["Temperature"]),
         syzygy_path="" if v["SyzygyPath"] in ("<empty>", "") else str(v["SyzygyPath"]),
-        verbose_move_stats=bool(v["VerboseMoveStats"]), analyse_mode=bool(v["UCI_AnalyseMode"]))
+        verbose_move_stats=bool(v["VerboseMoveStats"]), analyse_mode=bool(v["UCI_AnalyseMode"]),
+        chess960=bool(v["UCI_Chess960"]))
     params = SearchParams(
         cpuct=float(v["CPuct"]), cpuct_base=float(v["CPuctBase"]),
         cpuct_factor=float(v["CPuctFactor"]), fpu_reduction=float(v["FpuValue"]),
