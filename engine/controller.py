@@ -18,6 +18,7 @@ import chess
 import numpy as np
 
 from engine.board import Position, move_from_uci, move_to_uci
+from engine.book import Book
 from engine.evaluator import Evaluator, OnnxEvaluator
 from engine.mcts import DRAW, LOSS, UNKNOWN, WIN
 from engine.search import MoveStats, Search, SearchParams
@@ -154,6 +155,12 @@ class EngineSettings:
     """analysis for a GUI: best move only (no Temperature), no smart pruning, no book"""
     chess960: bool = False
     """castling is written as the king taking its own rook, and FENs may name rook files"""
+    own_book: bool = False
+    """play moves from book_file while the game is within book_depth plies"""
+    book_file: str = ""
+    book_depth: int = 20
+    book_variety: int = 0
+    """0: the book's heaviest move; 100: any book move, as often as its weight says"""
 
 
 class Controller:
@@ -174,6 +181,7 @@ class Controller:
         self._net_key: tuple[str, str, int] | None = None
         self._board = chess.Board(chess960=settings.chess960)
         self._tablebases: Tablebases | None = None
+        self._book: Book | None = None
         self._root_fen = ""
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -191,6 +199,12 @@ class Controller:
             if self._tablebases is not None:
                 self._tablebases.close()
             self._tablebases = tables
+        if settings.book_file != self.settings.book_file or (
+                settings.book_file and self._book is None):
+            book = Book(settings.book_file) if settings.book_file else None
+            if self._book is not None:
+                self._book.close()
+            self._book = book
         if settings.chess960 != self.settings.chess960:
             # Same position, other castling notation (the GUI sends position next anyway).
             self._board = chess.Board(self._board.fen(), chess960=settings.chess960)
@@ -256,6 +270,8 @@ class Controller:
         board = self._board
         if not any(board.legal_moves):
             raise ValueError("the game is over in this position: no legal move to search")
+        if self._play_from_book(board, limits):
+            return
         root = Position.from_board(board)
         root_moves = [move_from_uci(m.uci()) for m in board.move_stack]
         search_moves = []
@@ -280,6 +296,21 @@ class Controller:
         self._thread = threading.Thread(target=self._run, args=(limits, board.copy(), allowed),
                                         name="search", daemon=True)
         self._thread.start()
+
+    def _play_from_book(self, board: chess.Board, limits: GoLimits) -> bool:
+        """Answers ``go`` from the book when it has the position (not in analysis, pondering,
+        searchmoves, mate search or Chess960: Polyglot books are for standard chess)."""
+        s = self.settings
+        if (self._book is None or not s.own_book or s.analyse_mode or board.chess960
+                or board.ply() >= s.book_depth or limits.infinite or limits.ponder
+                or limits.searchmoves or limits.mate is not None):
+            return False
+        pick = self._book.choose(board, s.book_variety, self._rng)
+        if pick is None:
+            return False
+        self.on_message(f"book move {pick.move.uci()} (weight {pick.weight} of {pick.total})")
+        self.on_bestmove(pick.move.uci(), None)
+        return True
 
     def stop(self) -> None:
         """Ends the search; bestmove follows at once. Does not block."""

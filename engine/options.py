@@ -94,6 +94,10 @@ OPTIONS: tuple[UciOption, ...] = (
     UciOption("VerboseMoveStats", "check", False),
     UciOption("MoveOverhead", "spin", 100, 0, 100_000),
     UciOption("SyzygyPath", "string", "<empty>"),
+    UciOption("OwnBook", "check", False),
+    UciOption("BookFile", "string", "<empty>"),
+    UciOption("BookDepth", "spin", 20, 0, 1000),
+    UciOption("BookVariety", "spin", 0, 0, 100),
     UciOption("Clear Tree", "button", ""),
 )
 
@@ -117,7 +121,9 @@ def to_settings(values: dict[str, Value]) -> tuple[EngineSettings, SearchParams]
         smart_pruning_factor=float(v["SmartPruningFactor"]), temperature=float(v["Temperature"]),
         syzygy_path="" if v["SyzygyPath"] in ("<empty>", "") else str(v["SyzygyPath"]),
         verbose_move_stats=bool(v["VerboseMoveStats"]), analyse_mode=bool(v["UCI_AnalyseMode"]),
-        chess960=bool(v["UCI_Chess960"]))
+        chess960=bool(v["UCI_Chess960"]), own_book=bool(v["OwnBook"]),
+        book_file="" if v["BookFile"] in ("<empty>", "") else str(v["BookFile"]),
+        book_depth=int(v["BookDepth"]), book_variety=int(v["BookVariety"]))
     params = SearchParams(
         cpuct=float(v["CPuct"]), cpuct_base=float(v["CPuctBase"]),
         cpuct_factor=float(v["CPuctFactor"]), fpu_reduction=float(v["FpuValue"]),
