@@ -48,8 +48,12 @@ cdef class BatchBuilder:
     cdef public long collisions
     cdef public long depth_sum
     cdef public int seldepth
+    cdef public long tbhits      # tablebase probes that decided a leaf
     cdef public bint full
     cdef public bint has_root
+    cdef object tablebase        # engine.tablebase.Tablebases or None, for this gather
+    cdef int tb_pieces           # its largest piece count; 0 when there are no tables
 
     cdef bint _score_terminal(self, Tree tree, const State* s, int leaf, int n, int depth,
                               bint two_fold_draws) except -1
+    cdef bint _probe_tables(self, Tree tree, const State* s, int leaf) except -1

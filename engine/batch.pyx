@@ -2,7 +2,7 @@
 
 ``BatchBuilder.gather`` selects leaves of a ``Tree`` (virtual loss keeps them apart), replays
 each leaf's path on the search's private ``Position`` (pushed, then popped back to the root),
-scores finished games exactly, answers repeated positions from the ``NNCache``, and writes the
+scores finished games exactly (and, with tablebases, positions the tables decide), answers repeated positions from the ``NNCache``, and writes the
 others' input planes straight into the batch array. ``apply`` turns the network's outputs into
 priors (softmax over the legal moves' logits at the policy temperature) and values, caches them,
 expands the leaves and backs the values up.
@@ -21,7 +21,13 @@ from libc.string cimport memcpy
 import numpy as np
 
 from engine.board cimport (
+    BISHOP,
+    KING,
+    KNIGHT,
     MAX_MOVES,
+    PAWN,
+    QUEEN,
+    ROOK,
     PLANE_FLOATS,
     Position,
     State,
@@ -42,6 +48,10 @@ from engine.mcts import (
     TERMINAL,
     WIN,
 )
+from engine.tablebase import TB_PLIES
+
+cdef extern from *:
+    int zs_popcount "__builtin_popcountll"(unsigned long long) nogil
 
 cdef int _COLLISION = COLLISION
 cdef int _TERMINAL = TERMINAL
@@ -51,6 +61,7 @@ cdef int _WIN = WIN
 cdef int _DRAW = DRAW
 cdef int _TERM_GAME = TERM_GAME
 cdef int _TERM_TWOFOLD = TERM_TWOFOLD
+cdef int _TB_PLIES = TB_PLIES
 
 cdef enum:
     _ROOT = 0
@@ -171,7 +182,7 @@ cdef class BatchBuilder:
         free(self.keys)
 
     def reset_counters(self):
-        self.playouts = self.terminals = self.cache_hits = self.collisions = 0
+        self.playouts = self.terminals = self.cache_hits = self.collisions = self.tbhits = 0
         self.depth_sum = 0
         self.seldepth = 0
         self.full = False
@@ -181,12 +192,13 @@ cdef class BatchBuilder:
         return self.count
 
     def gather(self, Tree tree, Position root, float[:, :, :, ::1] planes, int offset,
-               long budget, int max_collisions, bint two_fold_draws, NNCache cache):
+               long budget, int max_collisions, bint two_fold_draws, NNCache cache,
+               tablebase=None):
         """Fills ``planes[offset:offset + k]`` with up to ``max_batch`` leaves; returns k.
 
         Stops early after ``budget`` started visits (free ones included) or ``max_collisions``
         collisions. Leaves already evaluated or finished are backed up at once (free nodes).
-        Does not block.
+        ``tablebase`` (engine.tablebase.Tablebases) decides the leaves it can. Does not block.
         """
         cdef int k = 0, free_nodes = 0, collisions = 0, depth, i, n, leaf
         cdef const State* s
@@ -196,6 +208,8 @@ cdef class BatchBuilder:
         cdef int32_t* idx
         cdef int room = min(self.max_batch, planes.shape[0] - offset)
         self.has_root = False
+        self.tablebase = tablebase
+        self.tb_pieces = 0 if tablebase is None else tablebase.max_pieces
         while k < room and k + free_nodes < budget and collisions < max_collisions \
                 and free_nodes < 4 * self.max_batch:
             leaf = tree.select(self.path)
@@ -269,8 +283,23 @@ cdef class BatchBuilder:
             tree.set_terminal(leaf, _DRAW, 1, _TERM_GAME)
         elif two_fold_draws and s.reps == 1 and 0 < s.rep_dist <= depth:
             tree.set_terminal(leaf, _DRAW, 1, _TERM_TWOFOLD)
+        elif (self.tb_pieces and s.hmc == 0 and s.castling == 0
+                and zs_popcount(s.colors[0] | s.colors[1]) <= self.tb_pieces):
+            return self._probe_tables(tree, s, leaf)
         else:
             return False
+        return True
+
+    cdef bint _probe_tables(self, Tree tree, const State* s, int leaf) except -1:
+        """Marks the leaf with the tables' exact result, if they have it; a win or loss counts
+        TB_PLIES plies (no distance to mate), so any real mate ranks before it."""
+        result = self.tablebase.probe_bitboards(
+            s.key, s.colors[1], s.colors[0], s.pieces[PAWN], s.pieces[KNIGHT], s.pieces[BISHOP],
+            s.pieces[ROOK], s.pieces[QUEEN], s.pieces[KING], s.turn, s.ep)
+        if result is None:
+            return False
+        self.tbhits += 1
+        tree.set_terminal(leaf, result, 1 if result == _DRAW else _TB_PLIES + 1, _TERM_GAME)
         return True
 
     def apply(self, Tree tree, NNCache cache, const float[:, ::1] policy,

@@ -18,7 +18,8 @@ cdef enum:
     QUEEN = 5
     KING = 6
 
-# Castling-right bits of State.castling.
+# Castling-right bits of State.castling: WK, BK the h-side rook (kingside), WQ, BQ the a-side
+# rook (queenside), on any file in Chess960.
 cdef enum:
     WK = 1
     WQ = 2
@@ -39,6 +40,8 @@ ctypedef struct State:
     uint8_t castling     # WK | WQ | BK | BQ, always "clean" (king and rook on their squares)
     uint8_t turn         # 1 white, 0 black
     uint8_t ep_legal     # a legal en-passant capture exists (then ep is part of the key)
+    uint8_t chess960     # castling is written king-takes-own-rook (UCI's Chess960 convention)
+    int8_t rook_sq[4]    # the rook of each castling right, by bit index (WK, WQ, BK, BQ)
 
 # Pure functions on one State; nogil so the MCTS can run them without the interpreter.
 cdef int gen_legal(const State* s, int* out) noexcept nogil

@@ -14,7 +14,9 @@ applies the move there, so ``pop`` is just a decrement and the whole history sta
 for repetition detection and for the 8-position network input, without any Python objects.
 
 Moves are ints ``from | to << 6 | promotion << 12`` (promotion 0, or KNIGHT..QUEEN); castling is
-the king's two-square move, as in UCI.
+the king's two-square move, as in UCI, or in Chess960 the king taking its own rook (UCI's Chess960
+convention, python-chess's too). Chess960 castling rights name their rooks (``State.rook_sq``);
+standard chess is the special case with the rooks on a and h.
 
 Legal moves come from pin and check masks (no make/test per move): king moves are tested against
 the attacks with the king lifted off the board, other pieces are limited to the squares that block
@@ -58,7 +60,6 @@ cdef uint64_t ROOK_EMPTY[64]       # rook / bishop attacks on an empty board, to
 cdef uint64_t BISHOP_EMPTY[64]
 cdef uint64_t BETWEEN[64][64]      # squares strictly between two aligned squares
 cdef uint64_t LINE[64][64]         # the whole line through two aligned squares
-cdef uint8_t CASTLE_MASK[64]       # castling rights that survive a move from or to the square
 cdef uint64_t Z_PIECE[16][64]
 cdef uint64_t Z_CASTLE[16]
 cdef uint64_t Z_EP[8]
@@ -191,7 +192,7 @@ cdef int gen_legal(const State* s, int* out) noexcept nogil:
     cdef uint64_t kbb = s.pieces[KING] & own
     cdef int ksq = zs_ctz(kbb)
     cdef int n = 0
-    cdef int frm, to, sq
+    cdef int frm, to, sq, i
     cdef uint64_t b, t, x, allowed
     cdef uint64_t checkers = attackers_to(s, ksq, occ) & opp
 
@@ -273,18 +274,39 @@ cdef int gen_legal(const State* s, int* out) noexcept nogil:
     n = gen_ep(s, out, n, ksq)
 
     # Clean castling rights guarantee king and rook on their home squares.
-    cdef int home = 0 if us == WHITE else 56
-    cdef int right = WK if us == WHITE else BK
-    if not checkers and s.castling & (right | (right << 1)):
-        if (s.castling & right) and not (occ & (<uint64_t>0x60 << home)) \
-                and not attacked_by(s, home + 5, them, occ) and not attacked_by(s, home + 6, them, occ):
-            out[n] = (home + 4) | ((home + 6) << 6)
-            n += 1
-        if (s.castling & (right << 1)) and not (occ & (<uint64_t>0x0E << home)) \
-                and not attacked_by(s, home + 3, them, occ) and not attacked_by(s, home + 2, them, occ):
-            out[n] = (home + 4) | ((home + 2) << 6)
-            n += 1
+    cdef int first = 0 if us == WHITE else 2
+    if not checkers and s.castling & (3 << first):
+        for i in range(first, first + 2):
+            if s.castling & (1 << i):
+                n = gen_castle(s, out, n, ksq, s.rook_sq[i], occ)
     return n
+
+
+cdef int gen_castle(const State* s, int* out, int n, int ksq, int rsq, uint64_t occ) noexcept nogil:
+    """Adds castling with the rook on ``rsq`` if legal (the side to move is not in check).
+
+    The rules of Chess960, which hold for standard chess too (python-chess's test): the squares
+    king and rook cross and land on are empty but for the two of them, no square the king
+    crosses is attacked, nor its destination once the rook has moved."""
+    cdef int home = ksq & 56
+    cdef int them = s.turn ^ 1
+    cdef bint h_side = rsq > ksq
+    cdef int king_to = home + (6 if h_side else 2)
+    cdef int rook_to = home + (5 if h_side else 3)
+    cdef uint64_t kbb = bit(ksq)
+    cdef uint64_t rbb = bit(rsq)
+    cdef uint64_t path = BETWEEN[ksq][king_to] | BETWEEN[rsq][rook_to] | bit(king_to) | bit(rook_to)
+    cdef uint64_t crossed = BETWEEN[ksq][king_to]
+    if (occ ^ kbb ^ rbb) & path:
+        return n
+    while crossed:
+        if attacked_by(s, zs_ctz(crossed), them, occ ^ kbb):
+            return n
+        crossed &= crossed - 1
+    if attacked_by(s, king_to, them, occ ^ kbb ^ rbb ^ bit(rook_to)):
+        return n
+    out[n] = ksq | ((rsq if s.chess960 else king_to) << 6)
+    return n + 1
 
 
 cdef inline void put_piece(State* s, int sq, int code) noexcept nogil:
@@ -328,32 +350,44 @@ cdef void make_move(const State* src, State* dst, int move) noexcept nogil:
     cdef int pt = code & 7
     cdef int captured = src.board[to]
     cdef int diff = to - frm
+    cdef int i, rsq
+    cdef uint8_t rights = src.castling
     if src.ep_legal:
         dst.key ^= Z_EP[src.ep & 7]
     dst.key ^= Z_CASTLE[src.castling] ^ Z_SIDE
     dst.hmc += 1
     dst.ep = -1
-    if captured:
-        remove_piece(dst, to)
-        dst.hmc = 0
-    remove_piece(dst, frm)
-    put_piece(dst, to, (promo | (us << 3)) if promo else code)
-    if pt == PAWN:
-        dst.hmc = 0
-        if diff == 16 or diff == -16:
-            dst.ep = (frm + to) >> 1
-        elif to == src.ep and not captured and (diff & 7):
-            to = to - 8 if us == WHITE else to + 8
-            if dst.board[to]:
-                remove_piece(dst, to)
-    elif pt == KING and (diff == 2 or diff == -2):
-        if diff > 0:
-            remove_piece(dst, frm + 3)
-            put_piece(dst, frm + 1, ROOK | (us << 3))
-        else:
-            remove_piece(dst, frm - 4)
-            put_piece(dst, frm - 1, ROOK | (us << 3))
-    dst.castling = src.castling & CASTLE_MASK[frm] & CASTLE_MASK[(move >> 6) & 63]
+    if pt == KING and ((captured and (captured >> 3) == us)
+                       or (not src.chess960 and (diff == 2 or diff == -2))):
+        # Castling: king onto its own rook (Chess960), or the standard two-square move.
+        rsq = to if captured else (frm + 3 if diff > 0 else frm - 4)
+        remove_piece(dst, frm)
+        remove_piece(dst, rsq)
+        put_piece(dst, (frm & 56) + (6 if rsq > frm else 2), code)
+        put_piece(dst, (frm & 56) + (5 if rsq > frm else 3), ROOK | (us << 3))
+    else:
+        if captured:
+            remove_piece(dst, to)
+            dst.hmc = 0
+        remove_piece(dst, frm)
+        put_piece(dst, to, (promo | (us << 3)) if promo else code)
+        if pt == PAWN:
+            dst.hmc = 0
+            if diff == 16 or diff == -16:
+                dst.ep = (frm + to) >> 1
+            elif to == src.ep and not captured and (diff & 7):
+                to = to - 8 if us == WHITE else to + 8
+                if dst.board[to]:
+                    remove_piece(dst, to)
+    if rights:
+        # A king move loses both rights, a move from or onto a right's rook square that one.
+        if pt == KING:
+            rights &= ~((WK | WQ) if us == WHITE else (BK | BQ))
+        to = (move >> 6) & 63
+        for i in range(4):
+            if rights & (1 << i) and (frm == src.rook_sq[i] or to == src.rook_sq[i]):
+                rights &= ~(1 << i)
+    dst.castling = rights
     dst.key ^= Z_CASTLE[dst.castling]
     dst.turn = us ^ 1
     if us == BLACK:
@@ -398,8 +432,8 @@ cdef int state_policy_index(const State* s, int move) noexcept nogil:
     cdef int frm = move & 63
     cdef int to = (move >> 6) & 63
     cdef int promo = (move >> 12) & 7
-    if (s.board[frm] & 7) == KING and (to - frm == 2 or frm - to == 2):
-        to = (frm & 56) | (7 if to > frm else 0)
+    if not s.chess960 and (s.board[frm] & 7) == KING and (to - frm == 2 or frm - to == 2):
+        to = (frm & 56) | (7 if to > frm else 0)  # lc0 spells castling king-takes-rook
     if s.turn == BLACK:
         frm ^= 56
         to ^= 56
@@ -439,17 +473,16 @@ cdef class Position:
     def __dealloc__(self):
         free(self.states)
 
-    def __init__(self, fen: str = chess.STARTING_FEN):
+    def __init__(self, fen: str = chess.STARTING_FEN, chess960: bool = False):
         try:
-            board = chess.Board(fen)
+            board = chess.Board(fen, chess960=chess960)
         except ValueError as exc:
             raise ValueError(f"bad FEN {fen!r}: {exc}") from None
         self._set_root(board)
 
     def _set_root(self, board: chess.Board) -> None:
-        """Make ``board``'s position (its move stack ignored) the root of this game."""
-        if board.chess960:
-            raise ValueError("Chess960 boards are not supported")
+        """Make ``board``'s position (its move stack ignored) the root of this game; Chess960
+        when ``board.chess960``."""
         bad = board.status() & (chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING
                                 | chess.STATUS_TOO_MANY_KINGS | chess.STATUS_PAWNS_ON_BACKRANK
                                 | chess.STATUS_OPPOSITE_CHECK)
@@ -460,9 +493,15 @@ cdef class Position:
         for sq, piece in board.piece_map().items():
             put_piece(s, sq, piece.piece_type | (int(piece.color) << 3))
         s.turn = int(board.turn)
-        rights = board.clean_castling_rights()
-        s.castling = ((WK if rights & chess.BB_H1 else 0) | (WQ if rights & chess.BB_A1 else 0)
-                      | (BK if rights & chess.BB_H8 else 0) | (BQ if rights & chess.BB_A8 else 0))
+        s.chess960 = board.chess960
+        # Standard chess's rooks; unused where a right is absent.
+        s.rook_sq[0], s.rook_sq[1], s.rook_sq[2], s.rook_sq[3] = 7, 0, 63, 56
+        s.castling = 0
+        for rsq in chess.scan_forward(board.clean_castling_rights()):
+            color = chess.WHITE if rsq < 8 else chess.BLACK
+            i = (0 if color == chess.WHITE else 2) + (0 if rsq > board.king(color) else 1)
+            s.castling |= 1 << i
+            s.rook_sq[i] = rsq
         s.hmc = board.halfmove_clock
         s.fullmove = board.fullmove_number
         self.root_ep = -1 if board.ep_square is None else board.ep_square
@@ -672,8 +711,10 @@ cdef class Position:
 
     def fen(self) -> str:
         """FEN of the current position (en-passant square only if a legal capture exists, as
-        python-chess's default)."""
+        python-chess's default; X-FEN castling in Chess960, as python-chess writes it)."""
         cdef const State* s = self.cur()
+        if s.chess960:
+            return self.to_board().fen()
         placement = chess.BaseBoard.empty()
         for sq in range(64):
             if s.board[sq]:
@@ -685,7 +726,7 @@ cdef class Position:
 
     def to_board(self) -> chess.Board:
         """A python-chess board with the same root and move stack."""
-        board = chess.Board(self.root_fen)
+        board = chess.Board(self.root_fen, chess960=bool(self.states[0].chess960))
         for i in range(1, self.n + 1):
             m = self.states[i].move
             promo = (m >> 12) & 7
@@ -721,7 +762,8 @@ cpdef long long perft(Position pos, int depth) except -1:
 
 
 def move_to_uci(int move) -> str:
-    """UCI spelling of an int move (castling as the king's two-square move)."""
+    """UCI spelling of an int move (castling as the king's two-square move, or in Chess960 as
+    the king taking its own rook: the int says which)."""
     promo = (move >> 12) & 7
     return (chess.SQUARE_NAMES[move & 63] + chess.SQUARE_NAMES[(move >> 6) & 63]
             + (_PIECE_SYMBOLS[promo] if promo else ""))
@@ -800,10 +842,6 @@ def _init_tables() -> None:
                 x &= x - 1
                 BETWEEN[a][b] = RAYS[d][a] & ~RAYS[d][b] & ~bit(b)
                 LINE[a][b] = RAYS[d][a] | RAYS[d ^ 4][a] | bit(a)
-    for sq in range(64):
-        CASTLE_MASK[sq] = WK | WQ | BK | BQ
-    for sq, lost in ((4, WK | WQ), (7, WK), (0, WQ), (60, BK | BQ), (63, BK), (56, BQ)):
-        CASTLE_MASK[sq] &= ~lost
     for i in range(16):
         for sq in range(64):
             Z_PIECE[i][sq] = _splitmix()

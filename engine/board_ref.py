@@ -1,7 +1,8 @@
 """Pure-Python reference of ``engine.board.Position`` on top of python-chess: same interface.
 
 The tests hold the Cython position to this one; the search can run on either.
-Moves are ints: ``from | to << 6 | promotion << 12`` (python-chess squares and piece types).
+Moves are ints: ``from | to << 6 | promotion << 12`` (python-chess squares and piece types);
+castling as python-chess writes it: e1g1, or in Chess960 the king taking its own rook.
 """
 
 from __future__ import annotations
@@ -33,16 +34,16 @@ def from_chess_move(move: chess.Move) -> int:
 class Position:
     """A game from a root FEN, with the history needed for repetitions and the network input."""
 
-    def __init__(self, fen: str = chess.STARTING_FEN) -> None:
+    def __init__(self, fen: str = chess.STARTING_FEN, chess960: bool = False) -> None:
         try:
-            self._board = chess.Board(fen)
+            self._board = chess.Board(fen, chess960=chess960)
         except ValueError as exc:
             raise ValueError(f"bad FEN {fen!r}: {exc}") from None
         self._keys = [self._board._transposition_key()]
 
     @staticmethod
     def from_board(board: chess.Board) -> Position:
-        pos = Position(board.root().fen())
+        pos = Position(board.root().fen(), board.chess960)
         for mv in board.move_stack:
             pos.push(from_chess_move(mv))
         return pos

@@ -7,6 +7,7 @@ watches the clock and the limits, reports ``SearchInfo`` through ``on_info`` and
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 import time
@@ -17,10 +18,11 @@ import chess
 import numpy as np
 
 from engine.board import Position, move_from_uci, move_to_uci
+from engine.book import Book
 from engine.evaluator import Evaluator, OnnxEvaluator
 from engine.mcts import DRAW, LOSS, UNKNOWN, WIN
 from engine.search import MoveStats, Search, SearchParams
-from engine.tablebase import Tablebases
+from engine.tablebase import TB_PLIES, TB_WIN_CP, Tablebases
 from engine.timeman import Budget, GoLimits, budget
 
 _UNPLAYABLE = (chess.STATUS_EMPTY | chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING
@@ -55,6 +57,32 @@ class PvLine:
 
 
 @dataclass(frozen=True)
+class MoveReport:
+    """One root move's statistics (lc0's VerboseMoveStats), for the side to move at the root."""
+
+    move: str
+    """the move in UCI, or ``node`` for the root itself"""
+    visits: int
+    prior: float
+    """the policy prior after the softmax (1 for the root)"""
+    q: float
+    """expected score W-L in [-1, 1]"""
+    d: float
+    """draw probability"""
+    m: float
+    """plies left, as the net estimates them"""
+    score: Score
+    proven: bool
+    """the score is exact (mate, draw or tablebase), not an estimate"""
+
+    @property
+    def wdl(self) -> tuple[float, float, float]:
+        w = max(0.0, min(1.0, (1 + self.q - self.d) / 2))
+        loss = max(0.0, min(1.0, (1 - self.q - self.d) / 2))
+        return w, max(0.0, 1.0 - w - loss), loss
+
+
+@dataclass(frozen=True)
 class SearchInfo:
     depth: int
     seldepth: int
@@ -63,6 +91,12 @@ class SearchInfo:
     nps: int
     hashfull: int
     lines: tuple[PvLine, ...]
+    tbhits: int | None = None
+    """tablebase probes answered in the tree; None when no tables are set"""
+    currmove: tuple[str, int] | None = None
+    """(move, its 1-based rank at the root): where the search spent most since the last report"""
+    move_stats: tuple[MoveReport, ...] = ()
+    """every root move, worst first, then the root (``node``): only with VerboseMoveStats"""
 
 
 def q_to_cp(q: float) -> int:
@@ -73,8 +107,12 @@ def q_to_cp(q: float) -> int:
 
 def score_of(m: MoveStats) -> tuple[Score, tuple[int, int, int]]:
     if m.bound == WIN:
+        if m.plies >= TB_PLIES:  # won by the tables: no distance to mate, Stockfish's TB score
+            return Score(cp=TB_WIN_CP - (m.plies - TB_PLIES)), (1000, 0, 0)
         return Score(mate=(m.plies + 1) // 2), (1000, 0, 0)
     if m.bound == LOSS:
+        if m.plies >= TB_PLIES:
+            return Score(cp=-TB_WIN_CP + (m.plies - TB_PLIES)), (0, 0, 1000)
         return Score(mate=-(m.plies // 2)), (0, 0, 1000)
     q, d = (0.0, 1.0) if m.bound == DRAW else (m.q, m.d)
     w = int(round(500 * (1 + q - d)))
@@ -112,6 +150,17 @@ class EngineSettings:
     smart_pruning_factor: float = 1.33
     temperature: float = 0.0
     syzygy_path: str = ""
+    verbose_move_stats: bool = False
+    analyse_mode: bool = False
+    """analysis for a GUI: best move only (no Temperature), no smart pruning, no book"""
+    chess960: bool = False
+    """castling is written as the king taking its own rook, and FENs may name rook files"""
+    own_book: bool = False
+    """play moves from book_file while the game is within book_depth plies"""
+    book_file: str = ""
+    book_depth: int = 20
+    book_variety: int = 0
+    """0: the book's heaviest move; 100: any book move, as often as its weight says"""
 
 
 class Controller:
@@ -130,8 +179,9 @@ class Controller:
         self.params = params
         self.search: Search | None = None
         self._net_key: tuple[str, str, int] | None = None
-        self._board = chess.Board()
+        self._board = chess.Board(chess960=settings.chess960)
         self._tablebases: Tablebases | None = None
+        self._book: Book | None = None
         self._root_fen = ""
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -149,6 +199,16 @@ class Controller:
             if self._tablebases is not None:
                 self._tablebases.close()
             self._tablebases = tables
+        if settings.book_file != self.settings.book_file or (
+                settings.book_file and self._book is None):
+            book = Book(settings.book_file) if settings.book_file else None
+            if self._book is not None:
+                self._book.close()
+            self._book = book
+        if settings.chess960 != self.settings.chess960:
+            # Same position, other castling notation (the GUI sends position next anyway).
+            self._board = chess.Board(self._board.fen(), chess960=settings.chess960)
+            self._root_fen = ""
         self.settings, self.params = settings, params
         if self.search is not None:
             self.search.set_params(params)
@@ -173,13 +233,15 @@ class Controller:
         self.wait()
         if self.search is not None:
             self.search.clear()
-        self._board = chess.Board()
+        self._board = chess.Board(chess960=self.settings.chess960)
 
     def set_position(self, fen: str | None, moves: list[str]) -> None:
         """The game from ``fen`` (None: the start) through ``moves``; ValueError if either is bad,
         leaving the previous position in place."""
         try:
-            board = chess.Board(fen) if fen is not None else chess.Board()
+            chess960 = self.settings.chess960
+            board = chess.Board(fen, chess960=chess960) if fen is not None else chess.Board(
+                chess960=chess960)
         except ValueError as exc:
             raise ValueError(f"bad FEN {fen!r}: {exc}") from None
         if board.status() & _UNPLAYABLE:
@@ -208,6 +270,8 @@ class Controller:
         board = self._board
         if not any(board.legal_moves):
             raise ValueError("the game is over in this position: no legal move to search")
+        if self._play_from_book(board, limits):
+            return
         root = Position.from_board(board)
         root_moves = [move_from_uci(m.uci()) for m in board.move_stack]
         search_moves = []
@@ -220,6 +284,7 @@ class Controller:
             known = self._tablebases.root_moves(board.copy())
             if known:
                 search_moves = [move_from_uci(m.uci()) for m in known]
+        self.search.set_tablebase(self._tablebases)
         root_fen = board.root().fen()
         if search_moves or root_fen != self._root_fen:
             self.search.clear_tree()
@@ -231,6 +296,21 @@ class Controller:
         self._thread = threading.Thread(target=self._run, args=(limits, board.copy(), allowed),
                                         name="search", daemon=True)
         self._thread.start()
+
+    def _play_from_book(self, board: chess.Board, limits: GoLimits) -> bool:
+        """Answers ``go`` from the book when it has the position (not in analysis, pondering,
+        searchmoves, mate search or Chess960: Polyglot books are for standard chess)."""
+        s = self.settings
+        if (self._book is None or not s.own_book or s.analyse_mode or board.chess960
+                or board.ply() >= s.book_depth or limits.infinite or limits.ponder
+                or limits.searchmoves or limits.mate is not None):
+            return False
+        pick = self._book.choose(board, s.book_variety, self._rng)
+        if pick is None:
+            return False
+        self.on_message(f"book move {pick.move.uci()} (weight {pick.weight} of {pick.total})")
+        self.on_bestmove(pick.move.uci(), None)
+        return True
 
     def stop(self) -> None:
         """Ends the search; bestmove follows at once. Does not block."""
@@ -267,7 +347,7 @@ class Controller:
     def _choose(self, ranked: list[MoveStats]) -> MoveStats:
         """The best move, or with Temperature > 0 a move drawn by visits^(1/T) (variety)."""
         t = self.settings.temperature
-        if t <= 0 or ranked[0].bound == WIN:
+        if t <= 0 or ranked[0].bound == WIN or self.settings.analyse_mode:
             return ranked[0]
         visits = np.array([m.visits for m in ranked], dtype=np.float64)
         if visits.sum() == 0:
@@ -292,6 +372,7 @@ class Controller:
             w.start()
         last_info = start
         single_move = board.legal_moves.count() == 1
+        seen: dict[int, int] = {m.move: m.visits for m in search.ranked_moves()}
         try:
             while True:
                 time.sleep(POLL)
@@ -302,7 +383,7 @@ class Controller:
                     pondering = False
                     clock_start = now  # our clock starts at ponderhit
                 if now - last_info >= INFO_INTERVAL:
-                    self.on_info(self.info(search, now - start))
+                    self.on_info(self.info(search, now - start, seen=seen))
                     last_info = now
                 if all(not w.is_alive() for w in workers):
                     if infinite or pondering:
@@ -316,7 +397,7 @@ class Controller:
             stop_workers.set()
             for w in workers:
                 w.join()
-        self.on_info(self.info(search, time.monotonic() - start))
+        self.on_info(self.info(search, time.monotonic() - start, final=True))
 
     def _limits_reached(self, search: Search, limits: GoLimits, clock: Budget | None,
                         elapsed: float, single_move: bool) -> bool:
@@ -331,8 +412,11 @@ class Controller:
         if limits.depth is not None and search.stats.playouts > 0:
             if search.stats.depth_sum / search.stats.playouts >= limits.depth:
                 return True
-        if limits.mate is not None and best.bound == WIN and (best.plies + 1) // 2 <= limits.mate:
-            return True
+        if limits.mate is not None:
+            if best.bound == WIN and (best.plies + 1) // 2 <= limits.mate:
+                return True
+            if search.root_stats()[4] in (DRAW, LOSS):
+                return True  # every line proven, none a win: no mate to find
         if clock is None:
             return False
         if elapsed >= clock.hard:
@@ -345,15 +429,19 @@ class Controller:
             # Past the target only an unsettled root may go on, up to the hard limit.
             return elapsed >= clock.hard or not unsettled(ranked)
         # Smart pruning: stop when the runner-up cannot catch up in the time that is left.
-        if len(ranked) > 1 and elapsed > 0.05 and self.settings.smart_pruning_factor > 0:
+        if (len(ranked) > 1 and elapsed > 0.05 and self.settings.smart_pruning_factor > 0
+                and not self.settings.analyse_mode):
             rate = search.stats.playouts / elapsed
             remaining = rate * (clock.target - elapsed) / self.settings.smart_pruning_factor
             if ranked[1].visits + remaining < best.visits:
                 return True
         return False
 
-    def info(self, search: Search, elapsed: float) -> SearchInfo:
-        """The search's state as a UCI info report."""
+    def info(self, search: Search, elapsed: float, final: bool = False,
+             seen: dict[int, int] | None = None) -> SearchInfo:
+        """The search's state as a UCI info report. ``final``: the report before bestmove (with
+        the per-move statistics when asked for). ``seen``: root visits per move at the last
+        report, updated here, to name the move searched most since (``currmove``)."""
         stats = search.stats
         ranked = search.ranked_moves()
         lines = []
@@ -363,10 +451,37 @@ class Controller:
             score, wdl = score_of(m)
             pv = tuple(move_to_uci(x) for x in search.pv(m))
             lines.append(PvLine(i + 1, score, wdl, pv))
+        currmove = None
+        if seen is not None and ranked:
+            gains = [(m.visits - seen.get(m.move, 0), -i) for i, m in enumerate(ranked)]
+            gain, neg_rank = max(gains)
+            if gain > 0:
+                currmove = (move_to_uci(ranked[-neg_rank].move), 1 - neg_rank)
+            seen.clear()
+            seen.update((m.move, m.visits) for m in ranked)
+        move_stats: tuple[MoveReport, ...] = ()
+        if final and self.settings.verbose_move_stats:
+            move_stats = tuple(self._report(m) for m in reversed(ranked)) + (self._root_report(search),)
         playouts = stats.playouts
         depth = round(stats.depth_sum / playouts) if playouts else 0
         return SearchInfo(
             depth=max(1, depth), seldepth=max(1, stats.seldepth), time_ms=int(elapsed * 1000),
             nodes=search.root_visits(), nps=int(playouts / elapsed) if elapsed > 0 else 0,
-            hashfull=search.cache.permille_full(), lines=tuple(lines))
+            hashfull=search.cache.permille_full(), lines=tuple(lines),
+            tbhits=stats.tbhits if self._tablebases is not None else None,
+            currmove=currmove, move_stats=move_stats)
 
+    @staticmethod
+    def _report(m: MoveStats) -> MoveReport:
+        score, _ = score_of(m)
+        q, d = (0.0, 1.0) if m.bound == DRAW else (m.q, m.d)
+        if m.bound in (WIN, LOSS):
+            q, d = float(m.bound), 0.0
+        return MoveReport(move_to_uci(m.move), m.visits, m.prior, q, d, m.m, score,
+                          m.bound != UNKNOWN)
+
+    @staticmethod
+    def _root_report(search: Search) -> MoveReport:
+        visits, q, d, m, bound, plies = search.root_stats()
+        report = Controller._report(MoveStats(0, 1.0, visits, q, d, m, bound, plies, 0))
+        return dataclasses.replace(report, move="node")

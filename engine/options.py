@@ -89,8 +89,15 @@ OPTIONS: tuple[UciOption, ...] = (
     UciOption("MultiPV", "spin", 1, 1, 500),
     UciOption("Ponder", "check", False),
     UciOption("UCI_ShowWDL", "check", False),
+    UciOption("UCI_AnalyseMode", "check", False),
+    UciOption("UCI_Chess960", "check", False),
+    UciOption("VerboseMoveStats", "check", False),
     UciOption("MoveOverhead", "spin", 100, 0, 100_000),
     UciOption("SyzygyPath", "string", "<empty>"),
+    UciOption("OwnBook", "check", False),
+    UciOption("BookFile", "string", "<empty>"),
+    UciOption("BookDepth", "spin", 20, 0, 1000),
+    UciOption("BookVariety", "spin", 0, 0, 100),
     UciOption("Clear Tree", "button", ""),
 )
 
@@ -112,7 +119,11 @@ def to_settings(values: dict[str, Value]) -> tuple[EngineSettings, SearchParams]
         onnx_threads=int(v["NNThreads"]), threads=int(v["Threads"]), multipv=int(v["MultiPV"]),
         move_overhead_ms=int(v["MoveOverhead"]),
         smart_pruning_factor=float(v["SmartPruningFactor"]), temperature=float(v["Temperature"]),
-        syzygy_path="" if v["SyzygyPath"] in ("<empty>", "") else str(v["SyzygyPath"]))
+        syzygy_path="" if v["SyzygyPath"] in ("<empty>", "") else str(v["SyzygyPath"]),
+        verbose_move_stats=bool(v["VerboseMoveStats"]), analyse_mode=bool(v["UCI_AnalyseMode"]),
+        chess960=bool(v["UCI_Chess960"]), own_book=bool(v["OwnBook"]),
+        book_file="" if v["BookFile"] in ("<empty>", "") else str(v["BookFile"]),
+        book_depth=int(v["BookDepth"]), book_variety=int(v["BookVariety"]))
     params = SearchParams(
         cpuct=float(v["CPuct"]), cpuct_base=float(v["CPuctBase"]),
         cpuct_factor=float(v["CPuctFactor"]), fpu_reduction=float(v["FpuValue"]),

@@ -19,6 +19,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
+import chess
 import numpy as np
 import numpy.typing as npt
 
@@ -26,6 +27,7 @@ from engine import contract
 from engine.batch import BatchBuilder, NNCache
 from engine.board import Position
 from engine.evaluator import Evaluator, NetOutput
+from engine.tablebase import TB_PLIES, Tablebases
 from engine.mcts import (
     COLLISION,
     DRAW,
@@ -34,6 +36,7 @@ from engine.mcts import (
     ROOT,
     SCHEDULE_DONE,
     TERM_GAME,
+    TERM_NONE,
     TERM_TWOFOLD,
     TERMINAL,
     UNKNOWN,
@@ -59,6 +62,7 @@ class PositionLike(Protocol):
     def insufficient_material(self) -> bool: ...
     def policy_index(self, move: int) -> int: ...
     def encode(self, out: Any) -> None: ...
+    def to_board(self) -> chess.Board: ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -123,6 +127,7 @@ class SearchStats:
     cache_hits: int = 0
     terminals: int = 0
     collisions: int = 0
+    tbhits: int = 0
     full: bool = False
     start: float = field(default_factory=time.monotonic)
 
@@ -196,6 +201,8 @@ class Search:
         self._root_moves: list[int] = []
         self._root_filter: set[int] | None = None
         self._rng = np.random.default_rng(params.seed)
+        self.tablebase: Tablebases | None = None
+        """Syzygy tables that decide the leaves they can (set with set_tablebase)."""
         self._configure_tree()
 
     def _configure_tree(self) -> None:
@@ -212,6 +219,15 @@ class Search:
                               else RefCache(params.nn_cache_size))
             self.params = params
             self._configure_tree()
+
+    def set_tablebase(self, tablebase: Tablebases | None) -> None:
+        """Tables to probe inside the tree (None: none). Nodes already scored stay as they are,
+        so the tree is cleared when the tables change."""
+        with self.lock:
+            if tablebase is not self.tablebase:
+                self.tablebase = tablebase
+                self.tree.reset()
+                self._root_moves = []
 
     def set_position(self, root: PositionLike, game_moves: list[int],
                      root_filter: list[int] | None = None) -> bool:
@@ -291,7 +307,7 @@ class Search:
         if isinstance(batch, _RefBatch):
             return self._gather_ref(batch, planes, offset, budget)
         count = int(batch.gather(self.tree, self.root, planes, offset, budget, p.max_collisions,
-                                 p.two_fold_draws, self.cache))
+                                 p.two_fold_draws, self.cache, self.tablebase))
         self._absorb(batch)
         return count
 
@@ -316,6 +332,7 @@ class Search:
         st.terminals += batch.terminals
         st.cache_hits += batch.cache_hits
         st.collisions += batch.collisions
+        st.tbhits += batch.tbhits
         st.depth_sum += batch.depth_sum
         st.seldepth = max(st.seldepth, batch.seldepth)
         st.full = st.full or batch.full
@@ -331,6 +348,16 @@ class Search:
 
     def root_visits(self) -> int:
         return int(self.tree.node_stats(ROOT)[0])
+
+    def root_stats(self) -> tuple[int, float, float, float, int, int]:
+        """(visits, q, d, m, bound, bound plies) of the root, for its side to move."""
+        with self.lock:
+            visits, _, q, d, m, bound, plies, terminal = self.tree.node_stats(ROOT)
+        if terminal == TERM_NONE or bound == UNKNOWN:
+            bound = UNKNOWN
+        else:
+            bound = -bound  # stored for the side that moved into the root
+        return int(visits), -float(q), float(d), float(m), int(bound), int(plies)
 
     def _inflight(self) -> int:
         return int(self.tree.node_stats(ROOT)[1])
@@ -410,6 +437,12 @@ class Search:
                 tree.set_terminal(leaf, DRAW, 1, TERM_GAME)
             elif reps == 1 and self.params.two_fold_draws and 0 < pos.repetition_distance() <= depth:
                 tree.set_terminal(leaf, DRAW, 1, TERM_TWOFOLD)
+            elif self.tablebase is not None and pos.halfmove_clock() == 0:
+                result = self.tablebase.in_tree_result(pos.to_board())
+                if result is None:
+                    return False
+                self.stats.tbhits += 1
+                tree.set_terminal(leaf, result, 1 if result == DRAW else TB_PLIES + 1, TERM_GAME)
             else:
                 return False
         return True

@@ -11,7 +11,7 @@ import sys
 import threading
 from typing import TextIO
 
-from engine.controller import Controller, SearchInfo
+from engine.controller import Controller, MoveReport, SearchInfo
 from engine.evaluator import NetError
 from engine.options import BY_NAME, OPTIONS, Value, defaults, to_settings
 from engine.timeman import GoLimits
@@ -92,11 +92,27 @@ def parse_setoption(tokens: list[str]) -> tuple[str, str | None]:
     return name, value
 
 
+def format_move_stats(r: MoveReport) -> str:
+    """lc0's VerboseMoveStats line (without its policy index and U/S columns): visits N, prior
+    P, expected score Q, win/draw/loss probabilities, plies left M, and the score; (T) when
+    proven."""
+    head = f"info string {r.move:<5} N: {r.visits:7d} (P: {100 * r.prior:5.2f}%)"
+    if r.visits == 0 and not r.proven:
+        return head + " (Q: -.-----)"  # never searched: no value to show
+    w, d, loss = r.wdl
+    return (f"{head} (Q: {r.q:+.5f}) (W: {w:.3f}) (D: {d:.3f}) (L: {loss:.3f}) "
+            f"(M: {r.m:5.1f}) ({r.score.uci()})" + (" (T)" if r.proven else ""))
+
+
 def format_info(info: SearchInfo, show_wdl: bool) -> list[str]:
     out = []
+    if info.currmove is not None:
+        out.append(f"info currmove {info.currmove[0]} currmovenumber {info.currmove[1]}")
+    out.extend(format_move_stats(r) for r in info.move_stats)
+    tb = "" if info.tbhits is None else f" tbhits {info.tbhits}"
     for line in info.lines:
         parts = [f"info depth {info.depth} seldepth {info.seldepth} time {info.time_ms}",
-                 f"nodes {info.nodes} nps {info.nps} hashfull {info.hashfull}",
+                 f"nodes {info.nodes} nps {info.nps} hashfull {info.hashfull}{tb}",
                  f"multipv {line.multipv} score {line.score.uci()}"]
         if show_wdl:
             parts.append("wdl {} {} {}".format(*line.wdl))

@@ -6,6 +6,7 @@ Commands:
   export      export a checkpoint to an ONNX net
   selfplay, train, loop, endgames, sf-label, sf-games
               self-play records, training on them, the whole loop (trainer/cli_rl.py)
+  book        an opening book learned by searching self-play openings (Polyglot .bin)
   match       engine against engine: Elo with its 95% interval, SPRT
   ladder      the engine against sunfish, Stockfish at several UCI_Elo, maia-1900
 
@@ -65,6 +66,10 @@ def add_export(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_export)
 
 
+def add_book(sub: argparse._SubParsersAction) -> None:
+    importlib.import_module("trainer.book").add_parser(sub)
+
+
 def add_rl(sub: argparse._SubParsersAction) -> None:
     importlib.import_module("trainer.cli_rl").add_subcommands(sub)
 
@@ -81,7 +86,7 @@ def _passthrough(name: str, text: str) -> Callable[[argparse._SubParsersAction],
 
 
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
-    add_pgn_data, add_pgn_train, add_export, add_rl,
+    add_pgn_data, add_pgn_train, add_export, add_rl, add_book,
     _passthrough("match", "engine against engine, with Elo"),
     _passthrough("ladder", "the engine against a ladder"),
 ]

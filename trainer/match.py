@@ -277,18 +277,35 @@ class Opening:
     fen: str
     moves: tuple[chess.Move, ...]
     eco: str | None = None
+    chess960: bool = False
+    """a Chess960 game (python-chess then tells engines UCI_Chess960 and writes castling as
+    the king taking its rook)"""
 
     def board(self) -> chess.Board:
         """The position after the line."""
-        board = chess.Board(self.fen)
+        board = chess.Board(self.fen, chess960=self.chess960)
         for move in self.moves:
             board.push(move)
         return board
 
     @property
     def name(self) -> str:
-        """The line in SAN, e.g. ``1. Nf3 d5 2. g3 c6``."""
-        return chess.Board(self.fen).variation_san(list(self.moves)) if self.moves else "-"
+        """The line in SAN, e.g. ``1. Nf3 d5 2. g3 c6``; a Chess960 start by its number."""
+        board = chess.Board(self.fen, chess960=self.chess960)
+        if self.moves:
+            return board.variation_san(list(self.moves))
+        if self.chess960:
+            return f"Chess960 #{board.chess960_pos()}"
+        return "-"
+
+
+def chess960_openings(count: int, seed: int | None = None) -> list[Opening]:
+    """``count`` Chess960 start positions (cutechess's ``-variant fischerandom``): distinct,
+    drawn with ``seed`` (None: 0) from the 960."""
+    rng = random.Random(0 if seed is None else seed)
+    numbers = rng.sample(range(960), min(count, 960))
+    return [Opening(n, chess.Board.from_chess960_pos(n).fen(), (), chess960=True)
+            for n in numbers]
 
 
 START = Opening(-1, chess.STARTING_FEN, ())
@@ -415,9 +432,9 @@ class GameRecord:
 
     def to_pgn(self, event: str, tc: TimeControl, date: str | None = None) -> chess.pgn.Game:
         game = chess.pgn.Game()
-        board = chess.Board(self.opening.fen)
-        if self.opening.fen != chess.STARTING_FEN:
-            game.setup(board)
+        board = chess.Board(self.opening.fen, chess960=self.opening.chess960)
+        if self.opening.fen != chess.STARTING_FEN or self.opening.chess960:
+            game.setup(board)  # also writes the Variant tag of a Chess960 game
         h = game.headers
         h["Event"] = event
         h["Site"] = "?"
@@ -889,6 +906,9 @@ def build_match_parser(prog: str = "python -m trainer match") -> argparse.Argume
                    help="opening PGN ('none': the start position)")
     p.add_argument("--opening-offset", type=int, default=0, help="first opening's index (0)")
     p.add_argument("--seed", type=int, help="random openings with this seed")
+    p.add_argument("--variant", choices=("standard", "fischerandom"), default="standard",
+                   help="fischerandom: Chess960 from random start positions (each played "
+                        "with both colours), UCI_Chess960 on for both engines")
     p.add_argument("--pgn", help="write the games here")
     p.add_argument("--json", help="write the result as JSON here")
     p.add_argument("--sprt", nargs=4, type=float, metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
@@ -937,8 +957,12 @@ def match_main(argv: list[str] | None = None) -> int:
                                 options={**a.options, **_key_values(args.option1)})
         b = dataclasses.replace(b, name=args.name2 or b.name,
                                 options={**b.options, **_key_values(args.option2)})
-        openings = load_openings(args.openings, math.ceil(args.games / 2), args.opening_offset,
-                                 args.seed)
+        if args.variant == "fischerandom":
+            openings: list[Opening] | None = chess960_openings(math.ceil(args.games / 2),
+                                                               args.seed)
+        else:
+            openings = load_openings(args.openings, math.ceil(args.games / 2),
+                                     args.opening_offset, args.seed)
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
     result = play_match(a, b, openings=openings, games=args.games, tc=tc,

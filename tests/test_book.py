@@ -1,0 +1,159 @@
+"""The opening book: the learned table (growth, resume, atomic files), the Polyglot writer read
+back by python-chess, and the engine's OwnBook/BookFile/BookDepth/BookVariety in a dialogue."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import chess
+import chess.polyglot
+import numpy as np
+import pytest
+
+from engine.book import Book
+from tests.test_uci_dialogue import (  # noqa: F401  (fixtures)
+    EngineProcess,
+    bestmove_of,
+    engine,
+    raw_engine,
+)
+from trainer.book import BookTable, learn_line, polyglot_move
+
+
+def fake_search(board: chess.Board) -> tuple[float, dict[chess.Move, float]]:
+    """A repeatable 'search': the first three legal moves in UCI order get 60/30/10%."""
+    moves = sorted(board.legal_moves, key=lambda m: m.uci())[:3]
+    return 0.1, dict(zip(moves, (0.6, 0.3, 0.1)))
+
+
+def test_polyglot_move_encoding() -> None:
+    """Polyglot's bits (to file, to rank, from file, from rank, promotion); castling as the
+    king taking its rook."""
+    board = chess.Board("r3k2r/1P6/8/8/8/8/8/R3K2R w KQkq - 0 1")
+    assert polyglot_move(board, chess.Move.from_uci("e1g1")) == 7 | 0 << 3 | 4 << 6 | 0 << 9
+    assert polyglot_move(board, chess.Move.from_uci("e1c1")) == 0 | 0 << 3 | 4 << 6 | 0 << 9
+    assert polyglot_move(board, chess.Move.from_uci("b7a8q")) == 0 | 7 << 3 | 1 << 6 | 6 << 9 | 4 << 12
+    assert polyglot_move(board, chess.Move.from_uci("a1a7")) == 0 | 6 << 3 | 0 << 6 | 0 << 9
+
+
+def test_table_to_polyglot_read_by_python_chess(tmp_path: Path) -> None:
+    table = BookTable()
+    start = chess.Board()
+    table.add_search(start, 0.05, {chess.Move.from_uci("e2e4"): 0.5,
+                                   chess.Move.from_uci("d2d4"): 0.4,
+                                   chess.Move.from_uci("a2a3"): 0.05})
+    castle = chess.Board("r3k2r/1P6/8/8/8/8/8/R3K2R w KQkq - 0 1")
+    table.add_search(castle, 0.5, {chess.Move.from_uci("e1g1"): 0.5,
+                                   chess.Move.from_uci("b7a8q"): 0.3,
+                                   chess.Move.from_uci("e1c1"): 0.2})
+    path = tmp_path / "book.bin"
+    assert table.write_polyglot(path, min_share=0.2) == 5  # a2a3 is under 20% of e2e4
+    raw = path.read_bytes()
+    keys = [struct.unpack(">Q", raw[i:i + 8])[0] for i in range(0, len(raw), 16)]
+    assert keys == sorted(keys) and len(raw) == 5 * 16
+    with chess.polyglot.open_reader(path) as reader:
+        got = {e.move.uci(): e.weight for e in reader.find_all(start)}
+        assert got == {"e2e4": 50, "d2d4": 40}
+        got = {e.move.uci(): e.weight for e in reader.find_all(castle)}
+        assert got == {"e1g1": 50, "b7a8q": 30, "e1c1": 20}  # castling read back as e1g1
+        assert reader.find(start).move == chess.Move.from_uci("e2e4")
+
+
+def test_table_grows_over_runs_and_round_trips(tmp_path: Path) -> None:
+    path = tmp_path / "table.npz"
+    table = BookTable()
+    rng = np.random.default_rng(0)
+    assert learn_line(table, chess.Board(), fake_search, 4, 1, rng, 1.0) == 4
+    first = len(table.entries)
+    table.save(path)
+    again = BookTable.load(path)
+    assert {k: (e.searches, e.value_sum, e.moves) for k, e in again.entries.items()} == {
+        k: (e.searches, e.value_sum, e.moves) for k, e in table.entries.items()}
+    # A second run follows the table where it knows the position, and searches new ones.
+    for seed in range(5):
+        learn_line(again, chess.Board(), fake_search, 4, 1, np.random.default_rng(seed), 1.0)
+    assert len(again.entries) > first
+    assert again.get(chess.Board()).searches == 1  # followed, not searched again
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp files left
+
+
+def test_given_games_are_learned() -> None:
+    table = BookTable()
+    line = [chess.Move.from_uci(m) for m in ("g2g3", "g7g6", "f1g2")]
+    learn_line(table, chess.Board(), fake_search, 10, 1, np.random.default_rng(0), 0.0,
+               given=line)
+    board = chess.Board()
+    for m in line:
+        assert table.get(board) is not None
+        board.push(m)
+    assert len(table.entries) == 3
+
+
+def test_book_command_runs_twice_and_resumes(tmp_path: Path, maia_path: Path) -> None:
+    """The real command with the real search (a few nodes), twice: the table grows."""
+    table, out = tmp_path / "t.npz", tmp_path / "b.bin"
+    from trainer.__main__ import main
+
+    argv = ["book", "--table", str(table), "--out", str(out), "--weights", str(maia_path),
+            "--games", "2", "--plies", "3", "--nodes", "16"]
+    sizes = []
+    for _ in range(2):
+        assert main(argv) == 0
+        t = BookTable.load(table)
+        sizes.append((len(t.entries), t.games, t.runs))
+    assert sizes[0][1:] == (2, 1) and sizes[1][1:] == (4, 2)
+    assert sizes[1][0] >= sizes[0][0] > 0
+    with chess.polyglot.open_reader(out) as reader:
+        assert any(True for _ in reader.find_all(chess.Board()))
+
+
+def test_book_choice_and_variety(tmp_path: Path) -> None:
+    table = BookTable()
+    table.add_search(chess.Board(), 0.0, {chess.Move.from_uci("e2e4"): 0.6,
+                                          chess.Move.from_uci("d2d4"): 0.4})
+    path = tmp_path / "b.bin"
+    table.write_polyglot(path)
+    book = Book(str(path))
+    rng = np.random.default_rng(1)
+    assert {book.choose(chess.Board(), 0, rng).move.uci() for _ in range(20)} == {"e2e4"}
+    assert {book.choose(chess.Board(), 100, rng).move.uci() for _ in range(40)} == {"e2e4",
+                                                                                     "d2d4"}
+    pick = book.choose(chess.Board(), 0, rng)
+    assert pick is not None and (pick.weight, pick.total) == (60, 100)
+    assert book.choose(chess.Board("8/8/8/8/8/8/k7/2K5 w - - 0 1"), 0, rng) is None
+    with pytest.raises(ValueError, match="no such file"):
+        Book(str(tmp_path / "missing.bin"))
+    (tmp_path / "odd.bin").write_bytes(b"x" * 17)
+    with pytest.raises(ValueError, match="not a Polyglot book"):
+        Book(str(tmp_path / "odd.bin"))
+
+
+# ------------------------------------------------------------------ dialogue
+
+
+def test_own_book_dialogue(engine: EngineProcess, tmp_path: Path) -> None:
+    table = BookTable()
+    table.add_search(chess.Board(), 0.0, {chess.Move.from_uci("b2b3"): 1.0})
+    path = tmp_path / "b.bin"
+    table.write_polyglot(path)
+    engine.send(f"setoption name BookFile value {path}")
+    lines, best = engine.search("go nodes 30")  # OwnBook is off: a search
+    assert not [s for s in lines if s.startswith("info string")]
+    engine.send("setoption name OwnBook value true")
+    engine.send("position startpos")
+    lines, best = engine.search("go wtime 10000 btime 10000")
+    assert lines == ["info string book move b2b3 (weight 100 of 100)", "bestmove b2b3"]
+    engine.send("position startpos moves e2e4")  # not in the book: a search
+    lines, best = engine.search("go nodes 30")
+    assert [s for s in lines if s.startswith("info depth")]
+    engine.send("setoption name BookDepth value 0")
+    engine.send("position startpos")
+    lines, _ = engine.search("go nodes 30")
+    assert not [s for s in lines if s.startswith("info string book")]
+    engine.send("setoption name BookDepth value 20")
+    engine.send("setoption name UCI_AnalyseMode value true")  # analysis never uses the book
+    lines, _ = engine.search("go nodes 30")
+    assert not [s for s in lines if s.startswith("info string book")]
+    engine.send(f"setoption name BookFile value {tmp_path / 'missing.bin'}")
+    assert any("no such file" in s for s in engine.isready())
