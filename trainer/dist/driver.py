@@ -152,6 +152,10 @@ class Driver:
             self._connect()
             self._start()
             return self._loop()
+        except RayActorError as exc:  # self-play actors' deaths are handled: this is the learner
+            print(f"the learner died ({exc.__class__.__name__}); its last checkpoint, records "
+                  f"and state are in {self.cfg.run_dir}: run the same command to resume")
+            return 1
         finally:
             self.close()
             self.stop.restore()
