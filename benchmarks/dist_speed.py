@@ -51,20 +51,21 @@ def distributed(net: Path, actors: int, seconds: float) -> dict[str, Any]:
     from trainer.loop import LoopConfig
 
     with tempfile.TemporaryDirectory() as tmp:
-        ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False)
+        ray.init(address="local", num_cpus=os.cpu_count(), include_dashboard=False,
+                 log_to_driver=False)
         try:
             cfg = LoopConfig(run_dir=tmp, init="tiny", games=10**6)
-            learner = ray.remote(Learner).options(num_cpus=0, max_concurrency=4,
+            learner: Any = ray.remote(Learner).options(num_cpus=0, max_concurrency=4,
                                                   name="bench-learner").remote(cfg)
             ray.get(learner.start.remote())
-            pool = [ray.remote(RaySelfPlayActor).options(num_cpus=1).remote(
+            pool: list[Any] = [ray.remote(RaySelfPlayActor).options(num_cpus=1).remote(
                 i + 1, "bench-learner", 1, "cpu") for i in range(actors)]
             ray.get([a.pid.remote() for a in pool])  # all up before the clock starts
             blob = ray.put((net.read_bytes(), net.name))
             calls = [a.play.remote(1, blob, 10**6) for a in pool]
             timer = threading.Timer(seconds, lambda: ray.get(learner.request_stop.remote()))
             timer.start()
-            parts = ray.get(calls)
+            parts: list[dict[str, Any]] = ray.get(calls)
             written = ray.get(learner.progress_figures.remote(1))
         finally:
             ray.shutdown()

@@ -116,7 +116,7 @@ def killed_actor_run(ray_module: Any, tmp_path_factory: pytest.TempPathFactory
         seen["before"] = by_worker(run, 1)
         os.kill(driver.pool.pids[seen["worker"]], signal.SIGKILL)
 
-    ray.init(num_cpus=2, include_dashboard=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False)
     try:
         watcher = watch(lambda: sender() is not None, kill)
         seen["rc"] = driver.run(signals=False)
@@ -198,7 +198,7 @@ def test_run_resumes_on_a_new_cluster_and_a_joining_actor_plays(
     def stop() -> None:
         driver.stop.requested = True
 
-    ray.init(num_cpus=2, include_dashboard=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False)
     try:
         hold = placement_group([{"CPU": 1}])
         ray.get(hold.ready())

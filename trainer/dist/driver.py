@@ -167,7 +167,11 @@ class Driver:
         # zerosum must be installed (the path then names nothing there).
         env = {"PYTHONPATH": os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH"))
                                              if p)}
-        ray.init(address=self.dist.address, runtime_env={"env_vars": env})
+        try:
+            ray.init(address=self.dist.address, runtime_env={"env_vars": env})
+        except ConnectionError as exc:
+            raise SystemExit(f"{exc}\nno Ray cluster at --ray {self.dist.address}: start one with "
+                             "`ray start --head`, or use --ray local") from exc
         self._started_ray = True
 
     def _start(self) -> None:
