@@ -63,6 +63,16 @@ def watch(until: Any, act: Any, timeout: float = 120.0) -> threading.Thread:
     return t
 
 
+def test_ray_flags() -> None:
+    parser = argparse.ArgumentParser()
+    add_subcommands(parser.add_subparsers(dest="command", required=True))
+    base = ["loop", "--dir", "run"]
+    assert parser.parse_args(base).ray is None  # the single-machine loop
+    assert parser.parse_args([*base, "--ray"]).ray == "auto"
+    a = parser.parse_args([*base, "--ray", "head:6379", "--actors", "3", "--actor-gpus", "0.5"])
+    assert (a.ray, a.actors, a.actor_gpus) == ("head:6379", 3, 0.5)
+
+
 def test_learner_writes_each_game_once_and_only_while_wanted(tmp_path: Path) -> None:
     """The roles without Ray: an actor plays into the learner, which dedupes and keeps quota."""
     from trainer.dist.learner import Learner
