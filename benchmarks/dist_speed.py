@@ -12,9 +12,11 @@ once, full/fast searches of 160/32 visits) for ``--seconds`` with the same net:
   actor that writes it (the distributed loop's path, net bytes through the object store).
 
 Printed per setting: searched positions/s (every move searched, unfinished games included: the
-throughput), and positions/s of finished games (what reaches the records). With ``ray`` the
-figures are per actor as well. The machine's load average is printed, since other work on it
-lowers every figure.
+throughput), the same per CPU-second of the self-play processes and the cores they got (on a
+machine shared with other work the wall-clock rates follow the share of the CPUs a setting got;
+per CPU-second they do not), and positions/s of finished games (what reaches the records; with
+32 games at once few finish in a minute). With ``ray`` the rate is per actor as well. The
+machine's load average is printed.
 """
 
 from __future__ import annotations
@@ -36,10 +38,14 @@ def local(net: Path, threads: int, seconds: float) -> dict[str, Any]:
     ev = OnnxEvaluator(str(net), threads=threads)
     with tempfile.TemporaryDirectory() as tmp:
         deadline = time.monotonic() + seconds
+        cpu = time.process_time()
         stats = SelfPlayWorker(ev, SelfPlayConfig(), tmp, net_name=net.name).run(
             10**6, should_stop=lambda: time.monotonic() > deadline)
+        cpu = time.process_time() - cpu
     return {"setting": f"local t{threads}", "searched_positions_per_s":
-            round(stats.moves / stats.seconds, 1), "finished_games": stats.games,
+            round(stats.moves / stats.seconds, 1),
+            "searched_positions_per_cpu_s": round(stats.moves / cpu, 1),
+            "cores_used": round(cpu / stats.seconds, 2), "finished_games": stats.games,
             "finished_positions_per_s": round(stats.positions / stats.seconds, 1)}
 
 
@@ -71,8 +77,11 @@ def distributed(net: Path, actors: int, seconds: float) -> dict[str, Any]:
             ray.shutdown()
     per_actor = {p["worker"]: round(p["moves"] / p["seconds"], 1) for p in parts}
     span = max(p["seconds"] for p in parts)
+    cpu = sum(p["cpu_seconds"] for p in parts)
     return {"setting": f"ray x{actors}",
             "searched_positions_per_s": round(sum(per_actor.values()), 1),
+            "searched_positions_per_cpu_s": round(sum(p["moves"] for p in parts) / cpu, 1),
+            "cores_used": round(cpu / span, 2),
             "searched_positions_per_s_per_actor": per_actor,
             "finished_games": written["games"],
             "finished_positions_per_s": round(sum(written["positions"].values()) / span, 1)}
@@ -92,8 +101,10 @@ def main() -> None:
     print(f"net {net.name}, {args.seconds:.0f} s per setting, {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.1f}")
     for r in rows:
-        print(f"{r['setting']:>9}: {r['searched_positions_per_s']:7.1f} searched positions/s, "
-              f"{r['finished_positions_per_s']:7.1f} in {r['finished_games']} finished games"
+        print(f"{r['setting']:>9}: {r['searched_positions_per_s']:6.1f} searched positions/s "
+              f"({r['searched_positions_per_cpu_s']:5.1f} per CPU-second, "
+              f"{r['cores_used']:.2f} cores used), "
+              f"{r['finished_positions_per_s']:5.1f}/s in {r['finished_games']} finished games"
               + (f"  per actor {r['searched_positions_per_s_per_actor']}"
                  if "searched_positions_per_s_per_actor" in r else ""))
     print(json.dumps(rows, indent=1))

@@ -100,5 +100,8 @@ class SelfPlayActor:
                 wanted[:] = [self.learner.wants(generation), now]
             return not wanted[0]
 
+        cpu = time.process_time()
         stats = worker.run(quota, should_stop=should_stop)
-        return {"worker": self.worker, "generation": generation, **stats.summary()}
+        # CPU time beside wall time: on a shared machine it tells how much of a core it had
+        return {"worker": self.worker, "generation": generation,
+                "cpu_seconds": time.process_time() - cpu, **stats.summary()}
