@@ -5,6 +5,7 @@ into ``trainer/__main__.py``); heavy imports happen inside the command functions
 Examples (2-core CPU)::
 
     python -m trainer loop --dir runs/rl1 --init tiny --generations 10
+    python -m trainer loop --dir runs/rl1 --init tiny --generations 10 --ray auto  # on Ray
     python -m trainer selfplay --net runs/rl1/nets/gen-0003.onnx --out runs/rl1/games \\
         --generation 4 --worker 1 --games 64        # an extra self-play process
     python -m trainer train --data runs/rl1/games --out runs/t1 --init small --steps 2000
@@ -19,10 +20,13 @@ import inspect
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trainer.selfplay import DEFAULT_OPENINGS, SelfPlayConfig
 from trainer.train import TrainConfig
+
+if TYPE_CHECKING:
+    from trainer.loop import LoopConfig
 
 _SP_DEFAULTS = SelfPlayConfig()
 _TR_DEFAULTS = TrainConfig()
@@ -157,16 +161,32 @@ def _record_kinds(dirs: list[str]) -> list[dict[str, Any]]:
     return metas
 
 
-def _loop(a: argparse.Namespace) -> int:
-    from trainer.loop import Loop, LoopConfig
+def loop_config(a: argparse.Namespace) -> LoopConfig:
+    """The :class:`trainer.loop.LoopConfig` of parsed ``loop`` arguments."""
+    from trainer.loop import LoopConfig
 
     horizon = a.generations * a.steps if a.generations else None
-    cfg = LoopConfig(run_dir=a.dir, init=a.init, generations=a.generations, games=a.games,
-                     steps=a.steps, window=a.window, dedup=a.dedup, extra_data=a.extra_data or [],
-                     worker=a.worker, threads=a.threads, eval_games=a.eval_games,
-                     eval_nodes=a.eval_nodes, eval_concurrency=a.eval_concurrency,
-                     gate=a.gate, selfplay=_selfplay_config(a), train=_train_config(a, horizon))
-    return Loop(cfg).run_loop()
+    return LoopConfig(run_dir=a.dir, init=a.init, generations=a.generations, games=a.games,
+                      steps=a.steps, window=a.window, dedup=a.dedup,
+                      extra_data=a.extra_data or [], worker=a.worker, threads=a.threads,
+                      eval_games=a.eval_games, eval_nodes=a.eval_nodes,
+                      eval_concurrency=a.eval_concurrency, gate=a.gate,
+                      selfplay=_selfplay_config(a), train=_train_config(a, horizon))
+
+
+def _loop(a: argparse.Namespace) -> int:
+    from trainer.loop import Loop
+
+    cfg = loop_config(a)
+    if a.ray is None:
+        return Loop(cfg).run_loop()
+    try:
+        from trainer.dist.driver import DistConfig, run
+    except ModuleNotFoundError as exc:
+        if exc.name != "ray":
+            raise
+        raise SystemExit("--ray needs Ray: pip install \"zerosum[dist]\" (or pip install ray)")
+    return run(cfg, DistConfig(address=a.ray, actors=a.actors, actor_gpus=a.actor_gpus))
 
 
 def _endgames(a: argparse.Namespace) -> int:
@@ -256,6 +276,16 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--eval-concurrency", type=int, default=1)
     p.add_argument("--gate", type=float, default=None,
                    help="score the new net needs against the best to play self-play")
+    g = p.add_argument_group("distributed (Ray; pip install .[dist])")
+    g.add_argument("--ray", nargs="?", const="auto", default=None, metavar="auto|local|ADDRESS",
+                   help="run on a Ray cluster: self-play actors (workers --worker+1 on, each "
+                        "--threads CPUs) and one learner on this machine; auto: the cluster "
+                        "`ray start` made here, local: a new one on this machine, HOST:PORT: "
+                        "that head")
+    g.add_argument("--actors", type=int, default=0,
+                   help="most self-play actors (0: as many as the cluster's free CPUs hold)")
+    g.add_argument("--actor-gpus", type=float, default=0.0,
+                   help="GPU share per self-play actor (>0: onnxruntime on CUDA)")
     _add_selfplay_args(p)
     _add_train_args(p, "training steps per generation")
     p.set_defaults(func=_loop)

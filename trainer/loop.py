@@ -17,7 +17,8 @@ by then); export and evaluation are simply redone. Ctrl-C (or SIGTERM) asks for 
 self-play abandons its unfinished games, training saves a checkpoint, the state is saved.
 
 Self-play and learner meet only at ``games/`` and the exported net, so ``trainer selfplay``
-workers in other processes (or machines) may feed the same directory.
+workers in other processes (or machines) may feed the same directory; trainer/dist runs the same
+phases on a Ray cluster, self-play on many actors and the rest in one learner.
 """
 
 from __future__ import annotations
@@ -68,24 +69,36 @@ class LoopConfig:
     train: TrainConfig = field(default_factory=TrainConfig)
 
 
-class _Stop:
+PHASES = ("selfplay", "train", "export", "evaluate")
+
+
+class StopFlag:
     """First Ctrl-C or SIGTERM: finish cleanly; a second Ctrl-C: interrupt at once."""
 
     def __init__(self) -> None:
         self.requested = False
+        self._previous: dict[int, Any] = {}
 
     def __call__(self) -> bool:
         return self.requested
 
     def install(self) -> None:
+        """Takes over SIGINT and SIGTERM (main thread only) until :meth:`restore`."""
         def handler(signum: int, frame: Any) -> None:
             if self.requested and signum == signal.SIGINT:
                 raise KeyboardInterrupt
             self.requested = True
             print("\nstopping after the current step (Ctrl-C again to interrupt)", flush=True)
 
-        signal.signal(signal.SIGINT, handler)
-        signal.signal(signal.SIGTERM, handler)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._previous[sig] = signal.signal(sig, handler)
+
+    def restore(self) -> None:
+        """Puts back the handlers :meth:`install` replaced (callers in a longer-lived process,
+        such as tests, get their own Ctrl-C back)."""
+        for sig, h in self._previous.items():
+            signal.signal(sig, h)
+        self._previous.clear()
 
 
 class Loop:
@@ -95,8 +108,11 @@ class Loop:
         self.games_dir = self.run / "games"
         self.nets = self.run / "nets"
         self.state_path = self.run / "state.json"
-        self.stop = _Stop()
+        self.stop = StopFlag()
         self.state: dict[str, Any] = {}
+        self._writer: Any = None
+        self.progress = True
+        """tqdm bars for training (off where another process shows the progress)."""
 
     # --------------------------------------------------------------- state
 
@@ -116,6 +132,31 @@ class Loop:
         h[key] = value
         data = json.dumps(h, indent=1).encode()
         atomic_write(self.run / "history" / f"gen-{gen:04d}.json", lambda f: f.write(data))
+
+    def scalars(self, values: dict[str, float], step: int) -> None:
+        """TensorBoard scalars in RUN/tb beside the trainer's (nothing without TensorBoard)."""
+        if self._writer is None:
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+                self._writer = SummaryWriter(log_dir=str(self.run / "tb"))
+            except ImportError:
+                self._writer = False
+        if self._writer:
+            for k, v in values.items():
+                self._writer.add_scalar(k, v, step)
+            self._writer.flush()
+
+    def record_selfplay(self, gen: int, parts: list[dict[str, Any]]) -> None:
+        """Adds self-play summaries (one per worker run, each with its ``worker`` id) to the
+        generation's history, and positions/s per worker and in all to TensorBoard."""
+        if not parts:
+            return
+        self.save_history(gen, "selfplay_parts", self.history(gen).get("selfplay_parts", [])
+                          + parts)
+        values = {f"selfplay/positions_per_s/worker_{p['worker']:03d}": p["positions_per_s"]
+                  for p in parts}
+        values["selfplay/positions_per_s"] = sum(p["positions_per_s"] for p in parts)
+        self.scalars(values, gen)
 
     def trainer(self) -> Trainer:
         return Trainer.create(self.cfg.init, self.cfg.train, self.run)
@@ -138,30 +179,46 @@ class Loop:
 
     # --------------------------------------------------------------- phases
 
-    def run_loop(self) -> int:
-        """Runs generations until ``generations`` is reached or a stop is asked; returns an exit
-        code (0 done, 130 stopped)."""
-        self.stop.install()
-        self.initialise()
-        while not self.stop():
-            gen, phase = self.state["generation"], self.state["phase"]
-            if self.cfg.generations and gen > self.cfg.generations:
-                print(f"done: {self.cfg.generations} generations in {self.run}")
-                return 0
-            print(f"== generation {gen}: {phase}", flush=True)
-            done = getattr(self, f"phase_{phase}")(gen)
-            if not done:
-                break
-            order = ["selfplay", "train", "export", "evaluate"]
-            nxt = order[(order.index(phase) + 1) % len(order)]
-            if nxt == "selfplay":
-                self.state["generation"] = gen + 1
-            self.state["phase"] = nxt
-            self.save_state()
+    def finished(self) -> bool:
+        """Whether the planned generations are all done."""
+        return bool(self.cfg.generations) and self.state["generation"] > self.cfg.generations
+
+    def run_phase(self) -> bool:
+        """Runs the current phase; when it completes, moves the saved state on to the next
+        phase (the next generation after ``evaluate``). Returns whether it completed."""
+        gen, phase = self.state["generation"], self.state["phase"]
+        print(f"== generation {gen}: {phase}", flush=True)
+        if not getattr(self, f"phase_{phase}")(gen):
+            return False
+        nxt = PHASES[(PHASES.index(phase) + 1) % len(PHASES)]
+        if nxt == "selfplay":
+            self.state["generation"] = gen + 1
+        self.state["phase"] = nxt
+        self.save_state()
+        return True
+
+    def stopped(self) -> int:
+        """Saves the state after a stop; the exit code of a stopped run."""
         self.save_state()
         print(f"stopped at generation {self.state['generation']} ({self.state['phase']}); "
               f"run the same command to continue")
         return 130
+
+    def run_loop(self) -> int:
+        """Runs generations until ``generations`` is reached or a stop is asked; returns an exit
+        code (0 done, 130 stopped)."""
+        self.stop.install()
+        try:
+            self.initialise()
+            while not self.stop():
+                if self.finished():
+                    print(f"done: {self.cfg.generations} generations in {self.run}")
+                    return 0
+                if not self.run_phase():
+                    break
+            return self.stopped()
+        finally:
+            self.stop.restore()
 
     def phase_selfplay(self, gen: int) -> bool:
         from engine.evaluator import OnnxEvaluator
@@ -174,9 +231,8 @@ class Loop:
             worker = SelfPlayWorker(ev, self.cfg.selfplay, self.games_dir, gen, self.cfg.worker,
                                     net.name)
             stats = worker.run(need, should_stop=self.stop, progress=True)
-            summary = stats.summary()
-            prev = self.history(gen).get("selfplay_parts", [])
-            self.save_history(gen, "selfplay_parts", prev + [summary])
+            summary = {"worker": self.cfg.worker, **stats.summary()}
+            self.record_selfplay(gen, [summary])
             print(f"self-play: {stats.games} games, {stats.positions} positions, "
                   f"{summary['positions_per_s']:.1f} positions/s, mean batch "
                   f"{summary['mean_batch']:.0f}, false resignations "
@@ -189,10 +245,13 @@ class Loop:
                               self.cfg.dedup)
         window.refresh()
         target = gen * self.cfg.steps
-        metrics = t.train(window, target, should_stop=self.stop, tag=f"train g{gen}")
+        metrics = t.train(window, target, should_stop=self.stop, progress=self.progress,
+                          tag=f"train g{gen}")
         t.save({"generation": gen})
         t.close()
         self.state["step"] = t.step
+        if "loss" in metrics:  # steps were taken in this call
+            self.scalars({"learner/steps_per_s": metrics["steps_per_s"]}, t.step)
         if t.step >= target and ("loss" in metrics or "train" not in self.history(gen)):
             self.save_history(gen, "train", {"step": t.step, "positions": t.positions,
                                              "window": window.stats(), **metrics})

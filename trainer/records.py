@@ -33,7 +33,7 @@ import os
 import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Protocol, Sequence
 
 import chess
 import chess.pgn
@@ -41,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import contract
-from trainer.checkpoint import atomic_write, load_tagged_npz, save_tagged_npz
+from trainer.files import atomic_write, load_tagged_npz, save_tagged_npz
 from trainer.pgn_data import pack_planes, unpack_planes
 
 FORMAT = "zerosum-record"
@@ -233,3 +233,34 @@ def clean_temp_files(directory: str | os.PathLike[str], prefix: str) -> int:
                 p.unlink(missing_ok=True)
                 removed += 1
     return removed
+
+
+# ------------------------------------------------------------------ game sinks
+
+
+class GameSink(Protocol):
+    """Where a self-play worker's finished games go: a records directory it writes itself (the
+    single-machine loop), or the learner that writes them for it (trainer/dist)."""
+
+    def next_counter(self, generation: int, worker: int) -> int:
+        """The worker's first game number: one past its last finished game."""
+        ...
+
+    def put(self, name: str, record: Record, pgn: str) -> None:
+        """Stores one finished game under its record name (``record_name``)."""
+        ...
+
+
+class RecordDir:
+    """A records directory as a :class:`GameSink`: every game written atomically, at once."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+
+    def next_counter(self, generation: int, worker: int) -> int:
+        clean_temp_files(self.directory, record_name(generation, worker, 0)[:11])
+        return next_counter(self.directory, generation, worker)
+
+    def put(self, name: str, record: Record, pgn: str) -> None:
+        record.save(self.directory / name, pgn)

@@ -22,7 +22,9 @@ games never resigns and records when it would have, to measure false resignation
 
 A game is written (atomically) only when it ends, under the name ``g{gen}-w{worker}-{n}``, with
 ``n`` one past the worker's largest finished file: a worker killed at any moment loses only its
-unfinished games and never writes a finished game twice.
+unfinished games and never writes a finished game twice. Where it goes is a
+:class:`records.GameSink`: a directory the worker writes itself, or (distributed, trainer/dist)
+the learner, which writes it for the worker.
 """
 
 from __future__ import annotations
@@ -274,20 +276,19 @@ class _Game:
 
 
 class SelfPlayWorker:
-    """Plays games with one evaluator and writes their records into ``out_dir``."""
+    """Plays games with one evaluator and hands each finished game to ``out``: a records
+    directory (written there) or any :class:`records.GameSink`."""
 
-    def __init__(self, evaluator: Evaluator, cfg: SelfPlayConfig, out_dir: str | Path,
-                 generation: int = 0, worker: int = 0, net_name: str = "") -> None:
+    def __init__(self, evaluator: Evaluator, cfg: SelfPlayConfig,
+                 out: str | Path | records.GameSink, generation: int = 0, worker: int = 0,
+                 net_name: str = "") -> None:
         self.evaluator = evaluator
         self.cfg = cfg
-        self.out_dir = Path(out_dir)
+        self.sink = records.RecordDir(out) if isinstance(out, (str, Path)) else out
         self.generation = generation
         self.worker = worker
         self.net_name = net_name or getattr(evaluator, "name", "")
-        self.out_dir.mkdir(parents=True, exist_ok=True)
-        prefix = records.record_name(generation, worker, 0)[:11]
-        records.clean_temp_files(self.out_dir, prefix)
-        self.counter = records.next_counter(self.out_dir, generation, worker)
+        self.counter = self.sink.next_counter(generation, worker)
         self._rng = random.Random(hash((cfg.seed, generation, worker, self.counter)))
         self._cache = NNCache(cfg.cache_size)
         self._movebuf = np.zeros(256, np.int32)
@@ -426,7 +427,7 @@ class SelfPlayWorker:
         return over, winner, reason
 
     def _finish(self, g: _Game, winner: int | None, reason: str, stats: SelfPlayStats) -> None:
-        """Writes the finished game's record and PGN atomically; updates the statistics."""
+        """Hands the finished game's record and PGN to the sink; updates the statistics."""
         n = len(g.played)
         wdl = [records.wdl_onehot(None if winner is None else bool(winner), bool(t))
                for t in g.turns]
@@ -445,8 +446,8 @@ class SelfPlayWorker:
         uci = g.book + [move_to_uci(m) for m in g.played if m >= 0]
         headers = {"Event": "zerosum self-play", "Round": str(self.counter),
                    "White": self.net_name, "Black": self.net_name, "Termination": reason}
-        path = self.out_dir / records.record_name(self.generation, self.worker, self.counter)
-        rec.save(path, records.game_pgn(g.start_fen, uci, result, headers))
+        name = records.record_name(self.generation, self.worker, self.counter)
+        self.sink.put(name, rec, records.game_pgn(g.start_fen, uci, result, headers))
         self.counter += 1
         stats.games += 1
         stats.positions += n
@@ -458,7 +459,7 @@ class SelfPlayWorker:
         stats.playout_games += g.no_resign
         stats.would_resign += bool(g.would_resign)
         stats.false_resign += bool(false_resign)
-        stats.files.append(path.name)
+        stats.files.append(name)
 
     def _rescore(self, g: _Game, wdl: list[list[float]]) -> int:
         """Replaces the game result by the tables' verdict (side to move; cursed wins and
