@@ -231,3 +231,59 @@ def test_tablebase_rescoring(tmp_path: Path) -> None:
             assert rec.wdl[i].tolist() == onehot[tables.probe_wdl(board)]
             board.push(chess.Move(int(m) & 63, (int(m) >> 6) & 63))
         assert rec.meta["rescored"] == len(rec)
+
+
+@pytest.mark.parametrize("root,forced", [("gumbel", 0.0), ("puct", 2.0)])
+def test_selfplay_root_rules_write_full_policy_targets(tiny_net: Path, tmp_path: Path,
+                                                       root: str, forced: float) -> None:
+    """Gumbel searches record the improved policy over every legal move (a full distribution,
+    not visit counts); forced playouts record the pruned visits. Both stay legal and sum to 1."""
+    ev = Counting(OnnxEvaluator(str(tiny_net), threads=1))
+    cfg = SelfPlayConfig(parallel=2, minibatch=4, full_visits=16, fast_visits=4, full_share=1.0,
+                         max_plies=36, resign_threshold=-1.0, root=root, forced_playouts=forced,
+                         gumbel_considered=8, seed=3)
+    stats = SelfPlayWorker(ev, cfg, tmp_path, generation=1).run(2)
+    assert stats.games == 2
+    for p in records.list_records(tmp_path):
+        rec = Record.load(p)
+        board = chess.Board(rec.start_fen)
+        for u in rec.meta["book"]:
+            board.push_uci(u)
+        for i, move in enumerate(rec.moves):
+            idx, prob = rec.policy(i)
+            legal = {contract.move_index(board, m) for m in board.legal_moves}
+            if board.legal_moves.count() > 1:
+                assert rec.full[i] and abs(prob.sum() - 1.0) < 1e-5
+                assert set(idx.tolist()) <= legal
+                if root == "gumbel":  # the improved policy covers every legal move
+                    assert set(idx.tolist()) == legal and (prob > 0).all()
+            board.push(chess.Move(int(move) & 63, (int(move) >> 6) & 63,
+                                  ((int(move) >> 12) & 7) or None))
+
+
+def test_onnx_import_reproduces_the_net(bundled_net: Path, tmp_path: Path) -> None:
+    import torch
+
+    from trainer.onnx_import import calibration_planes, model_from_onnx
+
+    model = model_from_onnx(bundled_net, calibration_planes(64, openings="none"))
+    x = calibration_planes(32, seed=1)
+    ref = OnnxEvaluator(str(bundled_net), threads=1).evaluate(x)
+    model.eval()
+    with torch.no_grad():
+        out = model(torch.from_numpy(x))
+    assert np.abs(out.policy.numpy() - ref.policy).max() < 1e-3
+    assert np.abs(out.wdl.numpy() - ref.wdl).max() < 1e-4
+    # Training mode normalises by the batch: close to the net on positions like the calibration's.
+    model.train()
+    with torch.no_grad():
+        train = model(torch.from_numpy(x))
+    assert (train.policy.argmax(1).numpy() == ref.policy.argmax(1)).mean() > 0.8
+    import onnx
+
+    proto = onnx.load(str(bundled_net))
+    del proto.metadata_props[:]
+    foreign = tmp_path / "foreign.onnx"
+    onnx.save(proto, str(foreign))
+    with pytest.raises(ValueError, match="metadata"):
+        model_from_onnx(foreign)

@@ -43,6 +43,12 @@ def _add_selfplay_args(p: argparse.ArgumentParser) -> None:
                    help="share of moves with a full search (policy targets)")
     g.add_argument("--dirichlet-alpha", type=float, default=d.dirichlet_alpha)
     g.add_argument("--dirichlet-epsilon", type=float, default=d.dirichlet_epsilon)
+    g.add_argument("--root", choices=("puct", "gumbel"), default=d.root,
+                   help="full searches' root: PUCT with Dirichlet noise, or Gumbel AlphaZero")
+    g.add_argument("--forced-playouts", type=float, default=d.forced_playouts,
+                   help="KataGo's k for forced playouts and policy target pruning (puct; 0: off)")
+    g.add_argument("--gumbel-considered", type=int, default=d.gumbel_considered,
+                   help="moves a gumbel search considers (Gumbel-top-k)")
     g.add_argument("--temperature", type=float, default=d.temperature)
     g.add_argument("--temp-plies", type=int, default=d.temp_plies)
     g.add_argument("--temp-end", type=float, default=d.temp_end)
@@ -66,7 +72,8 @@ def _selfplay_config(a: argparse.Namespace) -> SelfPlayConfig:
     return SelfPlayConfig(
         parallel=a.parallel, minibatch=a.minibatch, full_visits=a.full_visits,
         fast_visits=a.fast_visits, full_share=a.full_share, dirichlet_alpha=a.dirichlet_alpha,
-        dirichlet_epsilon=a.dirichlet_epsilon, temperature=a.temperature,
+        dirichlet_epsilon=a.dirichlet_epsilon, root=a.root, forced_playouts=a.forced_playouts,
+        gumbel_considered=a.gumbel_considered, temperature=a.temperature,
         temp_plies=a.temp_plies, temp_end=a.temp_end, resign_threshold=a.resign_threshold,
         resign_plies=a.resign_plies, resign_playout=a.resign_playout,
         resign_earliest=a.resign_earliest, max_plies=a.max_plies,
@@ -255,7 +262,8 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
                        help="train on the replay window of records directories")
     p.add_argument("--data", nargs="+", required=True, help="records directories, oldest first")
     p.add_argument("--out", required=True, help="directory for checkpoints and logs")
-    p.add_argument("--init", default="small", help="preset name, checkpoint .pt, or an ONNX net this trainer exported")
+    p.add_argument("--init", default="small",
+                   help="preset name, checkpoint .pt, or an ONNX net this trainer exported")
     p.add_argument("--resume", action="store_true",
                    help="continue from the newest checkpoint in OUT (exactly, given the same data)")
     p.add_argument("--export", help="export the result to this ONNX path")
@@ -265,7 +273,8 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("loop", formatter_class=fmt,
                        help="self-play -> train -> export -> evaluate, repeated; resumable")
     p.add_argument("--dir", required=True, help="run directory")
-    p.add_argument("--init", default="tiny", help="preset name, checkpoint .pt, or an ONNX net this trainer exported")
+    p.add_argument("--init", default="tiny",
+                   help="preset name, checkpoint .pt, or an ONNX net this trainer exported")
     p.add_argument("--generations", type=int, default=0, help="stop after this many (0: never)")
     p.add_argument("--games", type=int, default=32, help="self-play games per generation")
     p.add_argument("--extra-data", nargs="*", help="record dirs counted as older (warm starts)")

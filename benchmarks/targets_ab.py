@@ -1,0 +1,134 @@
+"""Policy targets at equal compute: which root rule makes the best target per visit?
+
+For positions from real games, every rule searches with the same net and the same number of
+visits, with its self-play noise, and yields the policy target self-play would record:
+    raw        the net's own policy (no search)
+    puct       visit counts of a PUCT search with Dirichlet noise (eps 0.25, alpha 0.3)
+    forced     the same with KataGo's forced playouts (k = 2), target pruned
+    gumbel     Gumbel AlphaZero (16 considered), improved policy
+Each target is scored against Stockfish's best move (``--sf-depth``): top-1 (the target's
+highest entry is Stockfish's move) and the mass it puts on that move (the higher, the more a
+training step pulls the net toward it). Prints one JSON line per rule.
+
+    python benchmarks/targets_ab.py --positions 300 --visits 32 64
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from pathlib import Path
+
+import chess
+import chess.engine
+import chess.pgn
+import numpy as np
+
+from engine import contract
+from engine.board import Position
+from engine.evaluator import BUNDLED_NET_FILE, OnnxEvaluator
+from engine.gumbel import GumbelParams, pruned_visits, run_search
+from engine.mcts import ROOT
+from engine.search import Search, SearchParams
+
+REPO = Path(__file__).resolve().parents[1]
+GAMES = REPO.parent / "shared" / "data" / "pgn" / "carlsen_lichess_blitz.pgn"
+
+
+def positions(path: Path, count: int, seed: int) -> list[chess.Board]:
+    """Positions at plies 10..80 of the games in ``path``, one per game, shuffled."""
+    rng = random.Random(seed)
+    out = []
+    with open(path) as f:
+        while len(out) < count * 3:
+            game = chess.pgn.read_game(f)
+            if game is None:
+                break
+            moves = list(game.mainline_moves())
+            if len(moves) < 20:
+                continue
+            board = game.board()
+            stop = rng.randrange(10, min(80, len(moves)))
+            for m in moves[:stop]:
+                board.push(m)
+            if not board.is_game_over() and board.legal_moves.count() > 1:
+                out.append(board)
+    rng.shuffle(out)
+    return out[:count]
+
+
+def target(rule: str, ev: OnnxEvaluator, board: chess.Board, visits: int,
+           seed: int) -> dict[int, float]:
+    """The policy target (policy index -> probability) ``rule`` records for ``board``."""
+    pos = Position.from_board(board)
+    hist = [m.from_square | (m.to_square << 6) | ((m.promotion or 0) << 12)
+            for m in board.move_stack]
+    if rule == "raw":
+        planes = np.zeros((1, contract.NUM_PLANES, 8, 8), np.float32)
+        pos.encode(planes[0])
+        logits = ev.evaluate(planes).policy[0]
+        return {contract.move_index(board, m): float(logits[contract.move_index(board, m)])
+                for m in board.legal_moves}
+    noise = 0.25 if rule in ("puct", "forced") else 0.0
+    params = SearchParams(minibatch_size=8, dirichlet_epsilon=noise, seed=seed,
+                          forced_playouts=2.0 if rule == "forced" else 0.0)
+    search = Search(ev, params)
+    search.set_position(pos, hist)
+    if rule == "gumbel":
+        root = run_search(search, GumbelParams(simulations=visits,
+                                               prior_temperature=params.policy_temperature),
+                          np.random.default_rng(seed))
+        moves = search.tree.children(ROOT)[0]
+        probs = root.improved_policy(search.tree)
+        return {pos.policy_index(int(m)): float(p) for m, p in zip(moves, probs)}
+    search.run_worker(lambda: False, node_limit=visits + 1)
+    moves, priors, n, q = search.tree.children(ROOT)[:4]
+    if rule == "forced":
+        total = float(n.sum()) + 1.0
+        cpuct = params.cpuct + params.cpuct_factor * np.log((total + params.cpuct_base)
+                                                            / params.cpuct_base)
+        n = pruned_visits(priors, n, q, 2.0, float(cpuct))
+    s = float(n.sum())
+    return {pos.policy_index(int(m)): float(v) / s for m, v in zip(moves, n) if v > 0}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--net", default=str(REPO / "nets" / BUNDLED_NET_FILE))
+    ap.add_argument("--games", default=str(GAMES))
+    ap.add_argument("--positions", type=int, default=300)
+    ap.add_argument("--visits", type=int, nargs="+", default=[32, 64])
+    ap.add_argument("--sf-depth", type=int, default=14)
+    ap.add_argument("--stockfish", default="/usr/games/stockfish")
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+    boards = positions(Path(a.games), a.positions, a.seed)
+    t0 = time.monotonic()
+    with chess.engine.SimpleEngine.popen_uci(a.stockfish) as sf:
+        best = [contract.move_index(b, sf.play(b, chess.engine.Limit(depth=a.sf_depth)).move)
+                for b in boards]
+    print(json.dumps({"positions": len(boards), "stockfish_depth": a.sf_depth,
+                      "label_s": round(time.monotonic() - t0, 1)}), flush=True)
+    ev = OnnxEvaluator(a.net, threads=2)
+    runs = [("raw", 0)] + [(r, v) for v in a.visits for r in ("puct", "forced", "gumbel")]
+    for rule, visits in runs:
+        t0 = time.monotonic()
+        top1, mass = [], []
+        for i, (b, sf_idx) in enumerate(zip(boards, best)):
+            t = target(rule, ev, b, visits, a.seed + i)
+            if rule == "raw":  # logits -> probabilities
+                z = np.array(list(t.values()))
+                p = np.exp(z - z.max())
+                t = dict(zip(t.keys(), p / p.sum()))
+            top1.append(max(t, key=t.__getitem__) == sf_idx)
+            mass.append(t.get(sf_idx, 0.0))
+        print(json.dumps({"rule": rule, "visits": visits, "top1_vs_sf": round(np.mean(top1), 4),
+                          "mass_on_sf_move": round(float(np.mean(mass)), 4),
+                          "seconds": round(time.monotonic() - t0, 1)}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
