@@ -40,9 +40,7 @@ from engine.evaluator import Evaluator
 from engine.mcts import DRAW, LOSS, ROOT, WIN
 from engine.search import MoveStats, Search, SearchParams
 from trainer import records
-
-DEFAULT_OPENINGS = (Path(__file__).resolve().parents[2] / "shared" / "data" / "openings"
-                    / "8moves_v3.pgn")
+from trainer.books import DEFAULT_OPENINGS
 
 
 @dataclass
