@@ -6,6 +6,7 @@ import io
 import shutil
 from pathlib import Path
 
+import chess
 import numpy as np
 import onnx
 import pytest
@@ -40,20 +41,28 @@ def test_resolve_precision(tmp_path: Path) -> None:
     assert resolve_precision(str(net), "auto", provider="cuda") == str(net)
 
 
-def test_sample_positions_draws_real_positions_with_their_moves() -> None:
-    pos = sample_positions([DEFAULT_OPENINGS], 50, seed=3)
+def test_sample_positions_draws_real_positions_with_their_moves(shared_data: Path) -> None:
+    games = shared_data / "pgn" / "python-chess_kasparov-deep-blue-1997.pgn"
+    pos = sample_positions([games], 50, seed=3)
     assert pos.planes.shape == (50, contract.NUM_PLANES, 8, 8)
     assert len(pos.fens) == 50 and pos.played.shape == (50,)
     assert 0 <= pos.played.min() and pos.played.max() < contract.POLICY_SIZE
-    assert len(set(pos.fens)) > 25  # drawn across the book, not one line
-    again = sample_positions([DEFAULT_OPENINGS], 50, seed=3)
+    plies = [2 * (int(f.split()[-1]) - 1) + (f.split()[1] == "b") for f in pos.fens]
+    assert max(plies) > 60  # drawn from whole games, not their openings only
+    for planes, fen, idx in zip(pos.planes, pos.fens, pos.played):
+        board = chess.Board(fen)
+        # the planes are this position's (no history compared: a FEN has none)
+        assert np.array_equal(planes[:12], contract.encode(board)[:12])
+        assert idx in contract.legal_move_indices(board)[1]
+    again = sample_positions([games], 50, seed=3)
     assert np.array_equal(pos.planes, again.planes)
+    assert len(sample_positions([games], 10_000).fens) < 10_000  # all there are
     with pytest.raises(FileNotFoundError):
         sample_positions(["/no/such.pgn"], 5)
 
 
-def test_quantize_command_makes_an_int8_net_close_to_fp32(bundled_net: Path,
-                                                          tmp_path: Path) -> None:
+def test_quantize_command_makes_an_int8_net_close_to_fp32(bundled_net: Path, tmp_path: Path,
+                                                          shared_data: Path) -> None:
     out = tmp_path / "net-int8.onnx"
     # calibrated on the packaged book, the command's default
     assert trainer_main(["quantize", str(bundled_net), "--out", str(out),
@@ -68,7 +77,8 @@ def test_quantize_command_makes_an_int8_net_close_to_fp32(bundled_net: Path,
     assert [n.op_type for n in readers] == ["Conv"]
     assert not list(tmp_path.glob(".*.tmp"))
 
-    planes = sample_positions([DEFAULT_OPENINGS], 200, seed=9).planes
+    planes = sample_positions([shared_data / "pgn" / "python-chess_kasparov-deep-blue-1997.pgn"],
+                              200, seed=9).planes
     fp32 = OnnxEvaluator(str(bundled_net), threads=1).evaluate(planes)
     int8 = OnnxEvaluator(str(out), threads=1).evaluate(planes)
     agree = float((fp32.policy.argmax(1) == int8.policy.argmax(1)).mean())

@@ -27,7 +27,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import chess
 import chess.pgn
@@ -35,6 +35,9 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import contract
+
+if TYPE_CHECKING:
+    import onnx
 
 METHODS = ("minmax", "entropy", "percentile")
 FORMATS = ("qdq", "qoperator")
@@ -95,11 +98,13 @@ def quantize_net(net: str | os.PathLike[str], out: str | os.PathLike[str],
                  planes: npt.NDArray[np.float32], *, per_channel: bool = True,
                  method: str = "percentile", fmt: str = "qdq", preprocess: bool = True,
                  ops: Sequence[str] = ("Conv",), fp32_ends: bool = True,
-                 keep_fp32: Sequence[str] = (), percentile: float = 99.999,
+                 percentile: float = 99.999,
                  calibration: str = "") -> None:
     """Writes ``net`` quantized to int8 (weights int8, activations uint8) to ``out``, atomically.
 
-    planes: [N, 112, 8, 8] calibration inputs. ``calibration`` is recorded in the metadata."""
+    planes: [N, 112, 8, 8] calibration inputs; ops: the op types quantized; fp32_ends: keep the
+    layers at the net's input and outputs in fp32 (see the module docstring); ``calibration``
+    (where the planes came from) is recorded in the metadata."""
     import onnx
     from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat,
                                           QuantType, quant_pre_process, quantize_static)
@@ -114,7 +119,7 @@ def quantize_net(net: str | os.PathLike[str], out: str | os.PathLike[str],
         raise ValueError(f"calibration planes must be [N,112,8,8], not {list(planes.shape)}")
     source = onnx.load(str(net))
 
-    class Reader(CalibrationDataReader):  # type: ignore[misc]
+    class Reader(CalibrationDataReader):
         def __init__(self) -> None:
             self._it = _batches(planes, 64)
 
@@ -124,11 +129,11 @@ def quantize_net(net: str | os.PathLike[str], out: str | os.PathLike[str],
     with tempfile.TemporaryDirectory() as tmp:
         model_in = str(net)
         if preprocess:
-            # Shape inference and constant folding first, as onnxruntime advises, so that the
-            # quantizer sees the fused Conv+BN graph and fewer stray ops.
+            # Shape inference and graph optimisation first, as onnxruntime advises, so that the
+            # quantizer sees every tensor's shape and fewer stray ops.
             model_in = os.path.join(tmp, "pre.onnx")
             quant_pre_process(str(net), model_in, skip_symbolic_shape=False)
-        exclude = (_end_nodes(onnx.load(model_in)) if fp32_ends else []) + list(keep_fp32)
+        exclude = _end_nodes(onnx.load(model_in)) if fp32_ends else []
         q_path = os.path.join(tmp, "int8.onnx")
         quantize_static(
             model_in, q_path, Reader(),
@@ -144,7 +149,8 @@ def quantize_net(net: str | os.PathLike[str], out: str | os.PathLike[str],
         model = onnx.load(q_path)
     meta = {p.key: p.value for p in source.metadata_props}
     meta.update({"precision": "int8", "quantization": json.dumps({
-        "format": fmt, "per_channel": per_channel, "method": method, "preprocess": preprocess,
+        "format": fmt, "per_channel": per_channel, "method": method, "percentile": percentile,
+        "ops": list(ops), "fp32": exclude, "preprocess": preprocess,
         "positions": int(len(planes)), "calibration": calibration})})
     del model.metadata_props[:]
     onnx.helper.set_model_props(model, meta)
