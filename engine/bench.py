@@ -12,7 +12,8 @@ import time
 import chess
 
 from engine.board import Position, move_from_uci
-from engine.evaluator import Evaluator, OnnxEvaluator, UniformEvaluator, default_net_path
+from engine.evaluator import (PRECISIONS, Evaluator, OnnxEvaluator, UniformEvaluator,
+                              default_net_path)
 from engine.search import Search, SearchParams
 
 # A fixed, varied set: opening, middlegames, endgames (the first positions of Stockfish's bench).
@@ -79,6 +80,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--movetime", type=int, default=None, help="milliseconds per position")
     ap.add_argument("--threads", type=int, default=1, help="search workers")
     ap.add_argument("--nn-threads", type=int, default=2, help="onnxruntime intra-op threads")
+    ap.add_argument("--precision", choices=PRECISIONS, default="auto",
+                    help="as the Precision option: int8 runs NET-int8.onnx (auto: where it exists)")
     ap.add_argument("--minibatch", type=int, default=SearchParams().minibatch_size)
     args = ap.parse_args(argv)
     if args.nodes is None and args.movetime is None:
@@ -87,7 +90,8 @@ def main(argv: list[str]) -> int:
     if args.weights == "uniform":
         evaluator = UniformEvaluator()
     else:
-        evaluator = OnnxEvaluator(args.weights, threads=args.nn_threads)
+        evaluator = OnnxEvaluator(args.weights, threads=args.nn_threads,
+                                  precision=args.precision)
     boards = read_positions(args.positions)
     params = SearchParams(minibatch_size=args.minibatch)
     seconds = args.movetime / 1000 if args.movetime else None

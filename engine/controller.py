@@ -143,6 +143,7 @@ class EngineSettings:
 
     weights: str
     backend: str = "cpu"
+    precision: str = "fp32"
     onnx_threads: int = 2
     threads: int = 2
     multipv: int = 1
@@ -178,7 +179,7 @@ class Controller:
         self.settings = settings
         self.params = params
         self.search: Search | None = None
-        self._net_key: tuple[str, str, int] | None = None
+        self._net_key: tuple[str, str, str, int] | None = None
         self._board = chess.Board(chess960=settings.chess960)
         self._tablebases: Tablebases | None = None
         self._book: Book | None = None
@@ -216,9 +217,10 @@ class Controller:
     def load_net(self) -> Evaluator:
         """Loads the weights file when it changed. Raises NetError with the file named."""
         s = self.settings
-        key = (s.weights, s.backend, s.onnx_threads)
+        key = (s.weights, s.backend, s.precision, s.onnx_threads)
         if self.search is None or key != self._net_key:
-            evaluator = OnnxEvaluator(s.weights, threads=s.onnx_threads, provider=s.backend)
+            evaluator = OnnxEvaluator(s.weights, threads=s.onnx_threads, provider=s.backend,
+                                      precision=s.precision)
             self.search = Search(evaluator, self.params)
             self._net_key = key
         return self.search.evaluator

@@ -51,17 +51,52 @@ def default_net_path() -> Path:
     return Path(nets.__file__).resolve().parent / BUNDLED_NET_FILE
 
 
+PRECISIONS = ("auto", "fp32", "int8")
+"""fp32: the file as given; int8: its quantized sibling (:func:`int8_path`); auto: the sibling on
+the CPU backend where one exists, else the file as given."""
+
+INT8_SUFFIX = "-int8"
+
+
+def int8_path(path: str | os.PathLike[str]) -> Path:
+    """Where the int8 copy of a net lies: ``NET-int8.onnx`` beside ``NET.onnx`` (a net whose name
+    already ends in -int8 is its own). ``python -m trainer quantize`` writes it."""
+    p = Path(os.path.expanduser(path))
+    return p if p.stem.endswith(INT8_SUFFIX) else p.with_name(p.stem + INT8_SUFFIX + p.suffix)
+
+
+def resolve_precision(path: str, precision: str, provider: str = "cpu") -> str:
+    """The file to load for ``path`` at ``precision``; NetError if int8 is asked for and the
+    quantized sibling is missing."""
+    if precision not in PRECISIONS:
+        raise NetError(f"unknown precision {precision!r}; expected one of {', '.join(PRECISIONS)}")
+    if precision == "fp32":
+        return path
+    quantized = int8_path(path)
+    if precision == "auto":
+        # int8 kernels are a CPU matter; on CUDA the fp32 net is the fast one.
+        return str(quantized) if provider == "cpu" and quantized.is_file() else path
+    if not quantized.is_file():
+        raise NetError(f"no int8 net {str(quantized)!r} beside {path!r}; make it with "
+                       f"python -m trainer quantize {path} --out {quantized}")
+    return str(quantized)
+
+
 @dataclass
 class OnnxEvaluator:
     """Runs a net of the contract with onnxruntime.
 
     provider: "cpu" or "cuda" (CUDA when asked and present, else a clear error).
     threads: onnxruntime's intra-op threads (0 = onnxruntime decides).
+    precision: one of :data:`PRECISIONS`; ``path`` names the fp32 net either way, and
+    ``loaded`` is the file actually run.
     """
 
     path: str
     threads: int = 2
     provider: str = "cpu"
+    precision: str = "fp32"
+    loaded: str = field(init=False)
     name: str = field(init=False)
     has_mlh: bool = field(init=False)
     metadata: dict[str, str] = field(init=False)
@@ -69,9 +104,10 @@ class OnnxEvaluator:
     def __post_init__(self) -> None:
         import onnxruntime as ort
 
-        path = os.path.expanduser(self.path)
-        if not os.path.isfile(path):
+        if not os.path.isfile(os.path.expanduser(self.path)):
             raise NetError(f"weights file {self.path!r} does not exist")
+        path = os.path.expanduser(resolve_precision(self.path, self.precision, self.provider))
+        self.loaded = path
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = self.threads
         opts.inter_op_num_threads = 1
@@ -86,7 +122,7 @@ class OnnxEvaluator:
         try:
             self._session = ort.InferenceSession(path, opts, providers=providers)
         except Exception as exc:  # onnxruntime raises several unrelated types
-            raise NetError(f"weights file {self.path!r} is not a readable ONNX net: {exc}") from None
+            raise NetError(f"weights file {path!r} is not a readable ONNX net: {exc}") from None
         self._check_contract()
         self.name = Path(path).name
         self.metadata = dict(self._session.get_modelmeta().custom_metadata_map)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from engine.controller import EngineSettings
-from engine.evaluator import default_net_path
+from engine.evaluator import PRECISIONS, default_net_path
 from engine.mcts import Tree
 from engine.search import SearchParams
 
@@ -69,6 +69,7 @@ _P = SearchParams()
 OPTIONS: tuple[UciOption, ...] = (
     UciOption("WeightsFile", "string", "<default>"),
     UciOption("Backend", "combo", "cpu", choices=("cpu", "cuda")),
+    UciOption("Precision", "combo", "auto", choices=PRECISIONS),
     # One search thread: gathering runs in C at ~2% of a batch's network time, so a second
     # thread only competes with onnxruntime's two for the two cores (benchmarks/speed.py).
     UciOption("Threads", "spin", 1, 1, 16),
@@ -116,6 +117,7 @@ def to_settings(values: dict[str, Value]) -> tuple[EngineSettings, SearchParams]
     v = values
     settings = EngineSettings(
         weights=weights_path(v["WeightsFile"]), backend=str(v["Backend"]),
+        precision=str(v["Precision"]),
         onnx_threads=int(v["NNThreads"]), threads=int(v["Threads"]), multipv=int(v["MultiPV"]),
         move_overhead_ms=int(v["MoveOverhead"]),
         smart_pruning_factor=float(v["SmartPruningFactor"]), temperature=float(v["Temperature"]),

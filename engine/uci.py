@@ -214,7 +214,7 @@ class UciEngine:
         settings, params = to_settings(values)
         old = self.controller.settings, self.controller.params
         self.controller.configure(settings, params)
-        if opt.name in ("WeightsFile", "Backend", "NNThreads"):
+        if opt.name in ("WeightsFile", "Backend", "Precision", "NNThreads"):
             try:
                 self.controller.load_net()
             except NetError:

@@ -4,6 +4,7 @@ Commands:
   pgn-data    parse PGN files into a training .npz
   pgn-train   supervised training on PGN games, exporting an ONNX net
   export      export a checkpoint to an ONNX net
+  quantize    an int8 copy of a net (static QDQ, calibrated on real positions)
   selfplay, train, loop, endgames, sf-label, sf-games
               self-play records, training on them, the whole loop (trainer/cli_rl.py)
   book        an opening book learned by searching self-play openings (Polyglot .bin)
@@ -70,6 +71,10 @@ def add_book(sub: argparse._SubParsersAction) -> None:
     importlib.import_module("trainer.book").add_parser(sub)
 
 
+def add_quantize(sub: argparse._SubParsersAction) -> None:
+    importlib.import_module("trainer.quantize").add_parser(sub)
+
+
 def add_rl(sub: argparse._SubParsersAction) -> None:
     importlib.import_module("trainer.cli_rl").add_subcommands(sub)
 
@@ -86,7 +91,7 @@ def _passthrough(name: str, text: str) -> Callable[[argparse._SubParsersAction],
 
 
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
-    add_pgn_data, add_pgn_train, add_export, add_rl, add_book,
+    add_pgn_data, add_pgn_train, add_export, add_quantize, add_rl, add_book,
     _passthrough("match", "engine against engine, with Elo"),
     _passthrough("ladder", "the engine against a ladder"),
 ]

@@ -22,7 +22,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trainer.selfplay import DEFAULT_OPENINGS, SelfPlayConfig
+from trainer.books import DEFAULT_OPENINGS
+from trainer.selfplay import SelfPlayConfig
+from engine.evaluator import default_net_path
 from trainer.train import TrainConfig
 
 if TYPE_CHECKING:
@@ -248,7 +250,7 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("selfplay", formatter_class=fmt,
                        help="play self-play games with an ONNX net into a records directory")
-    p.add_argument("--net", required=True, help="ONNX net")
+    p.add_argument("--net", default=str(default_net_path()), help="ONNX net (the bundled one)")
     p.add_argument("--out", required=True, help="records directory")
     p.add_argument("--games", type=int, default=64)
     p.add_argument("--generation", type=int, default=0, help="generation number in file names")

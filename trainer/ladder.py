@@ -8,7 +8,8 @@ The rungs, weakest first (``--rungs`` picks some by key):
 sunfish    ``sunfish-uci`` (pip's sunfish; a few hundred lines of Python)
 sf1350 ..  Stockfish 15.1 with ``UCI_LimitStrength true`` and ``UCI_Elo`` 1350, 1500, 1800,
 sf2200     2000, 2200 (1 thread, 16 MB hash)
-maia1900   Zerosum itself running ``shared/data/lc0/maia-1900.onnx`` (same search, other net)
+maia1900   Zerosum itself running maia-1900 (``--maia-net``, e.g. ``shared/data/lc0/maia-1900.onnx``;
+           same search, other net); left out when no net is given
 =========  ===================================================================================
 
 Every rung plays the same openings (each twice, colours swapped). The output directory gets
@@ -35,7 +36,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from engine.evaluator import default_net_path
-from trainer.match import (DEFAULT_OPENINGS, LC0_NETS, REPO, EngineSpec, FailureKind,
+from trainer.match import (DEFAULT_OPENINGS, REPO, EngineSpec, FailureKind,
                            MatchResult, TimeControl, _key_values, load_openings, play_match,
                            stockfish_spec, sunfish_spec, zerosum_spec)
 
@@ -44,7 +45,6 @@ __all__ = ["Rung", "RungResult", "default_rungs", "ladder_main", "plot_ladder", 
 
 STOCKFISH_ELOS = (1350, 1500, 1800, 2000, 2200)
 BUNDLED_NET = default_net_path()
-FALLBACK_NET = LC0_NETS / "maia-1500.onnx"
 
 
 @dataclass(frozen=True)
@@ -70,15 +70,21 @@ class RungResult:
 
 
 def default_rungs(keys: Sequence[str] | None = None,
-                  maia_net: str | os.PathLike[str] = LC0_NETS / "maia-1900.onnx",
+                  maia_net: str | os.PathLike[str] | None = None,
                   stockfish_elos: Sequence[int] = STOCKFISH_ELOS) -> list[Rung]:
     """The ladder (only ``keys``, in ladder order, if given). Opponents that are not installed
     raise FileNotFoundError when asked for by key and are left out (with a note) otherwise."""
     makers: list[tuple[str, object]] = [("sunfish", lambda: Rung("sunfish", sunfish_spec()))]
     for elo in stockfish_elos:
         makers.append((f"sf{elo}", lambda elo=elo: Rung(f"sf{elo}", stockfish_spec(elo), elo)))
-    makers.append(("maia1900", lambda: Rung(
-        "maia1900", zerosum_spec(maia_net, name=f"zerosum-{Path(maia_net).stem}"))))
+
+    def maia() -> Rung:
+        if maia_net is None or not Path(maia_net).is_file():
+            raise FileNotFoundError("no --maia-net given" if maia_net is None
+                                    else f"{maia_net} not found")
+        return Rung("maia1900", zerosum_spec(maia_net, name=f"zerosum-{Path(maia_net).stem}"))
+
+    makers.append(("maia1900", maia))
     known = [k for k, _ in makers]
     if keys is not None:
         unknown = [k for k in keys if k not in known]
@@ -94,11 +100,6 @@ def default_rungs(keys: Sequence[str] | None = None,
             if keys is not None:
                 raise
             print(f"note: rung {key} left out: {exc}", file=sys.stderr)
-            continue
-        if key == "maia1900" and not Path(maia_net).is_file():
-            if keys is not None:
-                raise FileNotFoundError(maia_net)
-            print(f"note: rung maia1900 left out: {maia_net} not found", file=sys.stderr)
             continue
         rungs.append(rung)
     return rungs
@@ -262,15 +263,14 @@ def run_ladder(engine: EngineSpec, rungs: Sequence[Rung], *, games: int, tc: Tim
 def build_ladder_parser(prog: str = "python -m trainer ladder") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=prog, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--weights", help=f"Zerosum's net (default: {BUNDLED_NET.name} if built, "
-                                     f"else {FALLBACK_NET.name})")
+    p.add_argument("--weights", help=f"Zerosum's net (default: the bundled {BUNDLED_NET.name})")
     p.add_argument("--name", help="our engine's name in the table")
     p.add_argument("--option", nargs="+", metavar="NAME=VALUE",
                    help="UCI options for our engine (e.g. Threads=1)")
     p.add_argument("--rungs", help="comma-separated rung keys (sunfish, sf1350, sf1500, sf1800, "
                                    "sf2000, sf2200, maia1900); default all")
-    p.add_argument("--maia-net", default=str(LC0_NETS / "maia-1900.onnx"),
-                   help="the net of the maia1900 rung")
+    p.add_argument("--maia-net", help="the net of the maia1900 rung (e.g. "
+                   "../shared/data/lc0/maia-1900.onnx; the rung is left out without it)")
     p.add_argument("--games", type=int, default=20, help="games per rung (20)")
     p.add_argument("--rung-games", nargs="+", metavar="KEY=N",
                    help="games for particular rungs (e.g. sf1500=100), overriding --games")
@@ -295,8 +295,7 @@ def ladder_main(argv: list[str] | None = None) -> int:
         tc = TimeControl.parse(args.tc)
         weights = args.weights
         if weights is None:
-            weights = str(BUNDLED_NET if BUNDLED_NET.is_file() else FALLBACK_NET)
-            print(f"note: using {weights}", file=sys.stderr)
+            weights = str(BUNDLED_NET)
         if not Path(weights).is_file():
             raise FileNotFoundError(f"net {weights} not found")
         engine = zerosum_spec(weights, name=args.name)

@@ -65,6 +65,7 @@ import chess
 import chess.engine
 import chess.pgn
 
+from trainer.books import DEFAULT_OPENINGS
 from trainer.elo import EloEstimate, SprtDecision, SprtResult, elo_estimate, los
 from trainer.elo import sprt as sprt_test
 
@@ -75,9 +76,7 @@ __all__ = [
 ]
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
-DEFAULT_OPENINGS = SHARED_DATA / "openings" / "8moves_v3.pgn"
-LC0_NETS = SHARED_DATA / "lc0"
+"""The folder holding the engine and trainer packages (a checkout, or site-packages)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -95,8 +94,9 @@ class EngineSpec:
 
 
 def zerosum_command() -> list[str]:
-    """Zerosum from this checkout, run by this interpreter."""
-    return [sys.executable, str(REPO / "uci_main.py")]
+    """Zerosum run by this interpreter: ``python -m engine`` in REPO (the spec's cwd), so that the
+    engine is the one beside this trainer, checked out or installed."""
+    return [sys.executable, "-m", "engine"]
 
 
 def zerosum_spec(weights: str | os.PathLike[str] | None = None, name: str | None = None,
@@ -924,13 +924,10 @@ def build_match_parser(prog: str = "python -m trainer match") -> argparse.Argume
 
 def load_openings(path: str | None, count: int, offset: int = 0,
                   seed: int | None = None) -> list[Opening] | None:
-    """Openings for a match (None: from the start position; the default book if it exists)."""
+    """Openings for a match (None: from the start position)."""
     if path is None or path.lower() == "none":
         return None
     if not Path(path).is_file():
-        if Path(path) == DEFAULT_OPENINGS:
-            print(f"note: {path} not found; playing from the start position", file=sys.stderr)
-            return None
         raise FileNotFoundError(path)
     return read_openings(path, count, offset, seed)
 

@@ -49,9 +49,7 @@ from engine.gumbel import GumbelParams, GumbelRoot, pruned_visits
 from engine.mcts import DRAW, LOSS, ROOT, WIN
 from engine.search import MoveStats, Search, SearchParams
 from trainer import records
-
-DEFAULT_OPENINGS = (Path(__file__).resolve().parents[2] / "shared" / "data" / "openings"
-                    / "8moves_v3.pgn")
+from trainer.books import DEFAULT_OPENINGS
 
 
 @dataclass

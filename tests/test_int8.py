@@ -1,0 +1,140 @@
+"""int8 nets: ``trainer quantize`` makes one the engine runs, and the Precision option picks it."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import chess
+import numpy as np
+import onnx
+import pytest
+
+from engine import contract
+from engine.evaluator import NetError, OnnxEvaluator, int8_path, resolve_precision
+from engine.uci import UciEngine
+from trainer.__main__ import main as trainer_main
+from trainer.books import DEFAULT_OPENINGS
+from trainer.quantize import sample_positions
+
+SHIPPED_INT8 = int8_path(Path(__file__).resolve().parents[1] / "nets" / "zerosum-6x64.onnx")
+
+
+def test_int8_path_names_the_sibling() -> None:
+    assert int8_path("/x/net.onnx") == Path("/x/net-int8.onnx")
+    assert int8_path("/x/net-int8.onnx") == Path("/x/net-int8.onnx")
+
+
+def test_resolve_precision(tmp_path: Path) -> None:
+    net = tmp_path / "a.onnx"
+    net.write_bytes(b"")
+    assert resolve_precision(str(net), "fp32") == str(net)
+    assert resolve_precision(str(net), "auto") == str(net)  # no sibling yet
+    with pytest.raises(NetError, match="trainer quantize"):
+        resolve_precision(str(net), "int8")
+    with pytest.raises(NetError, match="unknown precision"):
+        resolve_precision(str(net), "fp16")
+    (tmp_path / "a-int8.onnx").write_bytes(b"")
+    assert resolve_precision(str(net), "auto") == str(tmp_path / "a-int8.onnx")
+    assert resolve_precision(str(net), "int8") == str(tmp_path / "a-int8.onnx")
+    assert resolve_precision(str(net), "auto", provider="cuda") == str(net)
+
+
+def test_sample_positions_draws_real_positions_with_their_moves(shared_data: Path) -> None:
+    games = shared_data / "pgn" / "python-chess_kasparov-deep-blue-1997.pgn"
+    pos = sample_positions([games], 50, seed=3)
+    assert pos.planes.shape == (50, contract.NUM_PLANES, 8, 8)
+    assert len(pos.fens) == 50 and pos.played.shape == (50,)
+    assert 0 <= pos.played.min() and pos.played.max() < contract.POLICY_SIZE
+    plies = [2 * (int(f.split()[-1]) - 1) + (f.split()[1] == "b") for f in pos.fens]
+    assert max(plies) > 60  # drawn from whole games, not their openings only
+    for planes, fen, idx in zip(pos.planes, pos.fens, pos.played):
+        board = chess.Board(fen)
+        # the planes are this position's (no history compared: a FEN has none)
+        assert np.array_equal(planes[:12], contract.encode(board)[:12])
+        assert idx in contract.legal_move_indices(board)[1]
+    again = sample_positions([games], 50, seed=3)
+    assert np.array_equal(pos.planes, again.planes)
+    assert len(sample_positions([games], 10_000).fens) < 10_000  # all there are
+    with pytest.raises(FileNotFoundError):
+        sample_positions(["/no/such.pgn"], 5)
+
+
+def test_quantize_command_makes_an_int8_net_close_to_fp32(bundled_net: Path, tmp_path: Path,
+                                                          shared_data: Path) -> None:
+    out = tmp_path / "net-int8.onnx"
+    # calibrated on the packaged book, the command's default
+    assert trainer_main(["quantize", str(bundled_net), "--out", str(out),
+                         "--positions", "128"]) == 0
+    model = onnx.load(str(out))
+    meta = {p.key: p.value for p in model.metadata_props}
+    assert meta["precision"] == "int8" and meta["contract_version"] == "1"
+    ops = [n.op_type for n in model.graph.node]
+    assert ops.count("QuantizeLinear") >= 10 and "DequantizeLinear" in ops
+    # the first convolution reads the raw planes (rule-50 counter and all), unquantized
+    readers = [n for n in model.graph.node if contract.INPUT_NAME in n.input]
+    assert [n.op_type for n in readers] == ["Conv"]
+    assert not list(tmp_path.glob(".*.tmp"))
+
+    planes = sample_positions([shared_data / "pgn" / "python-chess_kasparov-deep-blue-1997.pgn"],
+                              200, seed=9).planes
+    fp32 = OnnxEvaluator(str(bundled_net), threads=1).evaluate(planes)
+    int8 = OnnxEvaluator(str(out), threads=1).evaluate(planes)
+    agree = float((fp32.policy.argmax(1) == int8.policy.argmax(1)).mean())
+    value_gap = float(np.abs((fp32.wdl[:, 0] - fp32.wdl[:, 2])
+                             - (int8.wdl[:, 0] - int8.wdl[:, 2])).mean())
+    assert agree >= 0.85, agree
+    assert value_gap < 0.06, value_gap
+    assert np.allclose(int8.wdl.sum(1), 1.0, atol=1e-4)
+
+
+def test_quantize_rejects_bad_input(bundled_net: Path, tmp_path: Path) -> None:
+    from trainer.quantize import quantize_net
+
+    with pytest.raises(ValueError, match=r"\[N,112,8,8\]"):
+        quantize_net(bundled_net, tmp_path / "x.onnx", np.zeros((4, 8, 8), np.float32))
+    with pytest.raises(ValueError, match="method"):
+        quantize_net(bundled_net, tmp_path / "x.onnx",
+                     np.zeros((4, 112, 8, 8), np.float32), method="median")
+    assert not (tmp_path / "x.onnx").exists()
+
+
+def _uci(*lines: str) -> tuple[UciEngine, list[str]]:
+    out = io.StringIO()
+    eng = UciEngine(out)
+    for line in lines:
+        eng.handle(line)
+    return eng, out.getvalue().splitlines()
+
+
+def test_precision_option_is_declared() -> None:
+    _, lines = _uci("uci")
+    assert "option name Precision type combo default auto var auto var fp32 var int8" in lines
+
+
+@pytest.mark.skipif(not SHIPPED_INT8.is_file(), reason="no int8 copy of the bundled net shipped")
+def test_precision_picks_the_shipped_int8_net(bundled_net: Path) -> None:
+    eng, lines = _uci("setoption name Threads value 1", "isready")
+    assert lines == ["readyok"]
+    assert eng.controller.load_net().name == SHIPPED_INT8.name  # auto: the int8 sibling
+    eng.handle("setoption name Precision value fp32")
+    assert eng.controller.load_net().name == bundled_net.name
+    eng.handle("setoption name Precision value int8")
+    assert eng.controller.load_net().name == SHIPPED_INT8.name
+    eng.handle("position startpos")
+    eng.handle("go nodes 40")
+    eng.controller.wait()
+
+
+def test_precision_int8_without_a_quantized_net_is_reported(bundled_net: Path,
+                                                             tmp_path: Path) -> None:
+    net = tmp_path / "plain.onnx"
+    shutil.copy(bundled_net, net)
+    eng, lines = _uci(f"setoption name WeightsFile value {net}",
+                      "setoption name Precision value fp32", "isready",
+                      "setoption name Precision value int8")
+    assert any(s.startswith("info string no int8 net") and "trainer quantize" in s
+               for s in lines), lines
+    assert eng.controller.load_net().name == "plain.onnx"  # the working net is kept
+    assert eng.values["Precision"] == "fp32"
