@@ -34,7 +34,7 @@ from engine.mcts import ROOT
 from engine.search import Search, SearchParams
 
 REPO = Path(__file__).resolve().parents[1]
-GAMES = REPO.parent / "shared" / "data" / "pgn" / "carlsen_lichess_blitz.pgn"
+GAMES = REPO.parent / "shared" / "data" / "pgn" / "carlsen_lichess_DrDrunkenstein_2019-01-29.pgn"
 
 
 def positions(path: Path, count: int, seed: int) -> list[chess.Board]:

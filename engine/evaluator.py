@@ -65,6 +65,15 @@ def int8_path(path: str | os.PathLike[str]) -> Path:
     return p if p.stem.endswith(INT8_SUFFIX) else p.with_name(p.stem + INT8_SUFFIX + p.suffix)
 
 
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """Hex SHA-256 of a file (an int8 net records its fp32 source's, to be told apart from a
+    stale copy left beside a retrained net)."""
+    import hashlib
+
+    with open(os.path.expanduser(path), "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
 def resolve_precision(path: str, precision: str, provider: str = "cpu") -> str:
     """The file to load for ``path`` at ``precision``; NetError if int8 is asked for and the
     quantized sibling is missing."""
@@ -126,6 +135,15 @@ class OnnxEvaluator:
         self._check_contract()
         self.name = Path(path).name
         self.metadata = dict(self._session.get_modelmeta().custom_metadata_map)
+        source = self.metadata.get("source_sha256")
+        if path != os.path.expanduser(self.path) and source is not None \
+                and source != file_sha256(self.path):
+            # The int8 sibling was made from another version of this net (it was retrained).
+            if self.precision == "int8":
+                raise NetError(f"the int8 net {path!r} was made from another version of "
+                               f"{self.path!r}; run python -m trainer quantize again")
+            self.precision = "fp32"
+            self.__post_init__()
 
     def _check_contract(self) -> None:
         inputs = {i.name: i for i in self._session.get_inputs()}

@@ -138,3 +138,17 @@ def test_precision_int8_without_a_quantized_net_is_reported(bundled_net: Path,
                for s in lines), lines
     assert eng.controller.load_net().name == "plain.onnx"  # the working net is kept
     assert eng.values["Precision"] == "fp32"
+
+
+def test_a_stale_int8_sibling_is_not_used(bundled_net: Path, tmp_path: Path) -> None:
+    """The int8 file records its fp32 source's hash: beside a retrained (different) net, auto
+    falls back to fp32 and an explicit int8 is refused, instead of playing the old net."""
+    net = tmp_path / "net.onnx"
+    shutil.copy(bundled_net, net)
+    shutil.copy(int8_path(bundled_net), int8_path(net))
+    assert OnnxEvaluator(str(net), precision="auto").loaded == str(int8_path(net))
+    shutil.copy(bundled_net.parent / "zerosum-seed.onnx", net)  # "retrained"
+    ev = OnnxEvaluator(str(net), precision="auto")
+    assert ev.loaded == str(net) and ev.precision == "fp32"
+    with pytest.raises(NetError, match="another version"):
+        OnnxEvaluator(str(net), precision="int8")

@@ -35,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import contract
+from engine.evaluator import file_sha256
 
 if TYPE_CHECKING:
     import onnx
@@ -148,7 +149,7 @@ def quantize_net(net: str | os.PathLike[str], out: str | os.PathLike[str],
                            "CalibPercentile": percentile})
         model = onnx.load(q_path)
     meta = {p.key: p.value for p in source.metadata_props}
-    meta.update({"precision": "int8", "quantization": json.dumps({
+    meta.update({"precision": "int8", "source_sha256": file_sha256(net), "quantization": json.dumps({
         "format": fmt, "per_channel": per_channel, "method": method, "percentile": percentile,
         "ops": list(ops), "fp32": exclude, "preprocess": preprocess,
         "positions": int(len(planes)), "calibration": calibration})})
