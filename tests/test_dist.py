@@ -48,7 +48,7 @@ def by_worker(run: Path, generation: int) -> dict[int, list[int]]:
     return {w: sorted(n) for w, n in out.items()}
 
 
-def watch(until: Any, act: Any, timeout: float = 120.0) -> threading.Thread:
+def watch(until: Any, act: Any, timeout: float = 600.0) -> threading.Thread:
     """Runs ``act()`` in a thread as soon as ``until()`` is true."""
     def body() -> None:
         deadline = time.monotonic() + timeout
