@@ -17,11 +17,15 @@ import chess
 import numpy as np
 
 from engine.board import Position, move_from_uci, move_to_uci
-from engine.evaluator import Evaluator, OnnxEvaluator
+from engine.evaluator import Evaluator, LatentModel, OnnxEvaluator, OnnxMuZero, is_muzero
+from engine.latent_search import LatentSearch
 from engine.mcts import DRAW, LOSS, UNKNOWN, WIN
 from engine.search import MoveStats, Search, SearchParams
 from engine.tablebase import Tablebases
 from engine.timeman import Budget, GoLimits, budget
+
+AnySearch = Search | LatentSearch
+"""The AlphaZero search, or the latent search of a MuZero net (chosen by the net's metadata)."""
 
 _UNPLAYABLE = (chess.STATUS_EMPTY | chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING
                | chess.STATUS_TOO_MANY_KINGS | chess.STATUS_PAWNS_ON_BACKRANK
@@ -128,7 +132,7 @@ class Controller:
         self.on_info, self.on_bestmove, self.on_message = on_info, on_bestmove, on_message
         self.settings = settings
         self.params = params
-        self.search: Search | None = None
+        self.search: AnySearch | None = None
         self._net_key: tuple[str, str, int] | None = None
         self._board = chess.Board()
         self._tablebases: Tablebases | None = None
@@ -153,13 +157,15 @@ class Controller:
         if self.search is not None:
             self.search.set_params(params)
 
-    def load_net(self) -> Evaluator:
-        """Loads the weights file when it changed. Raises NetError with the file named."""
+    def load_net(self) -> Evaluator | LatentModel:
+        """Loads the weights file when it changed. Raises NetError with the file named. A MuZero
+        net (metadata mode "muzero") gets the latent search, any other the AlphaZero one."""
         s = self.settings
         key = (s.weights, s.backend, s.onnx_threads)
         if self.search is None or key != self._net_key:
             evaluator = OnnxEvaluator(s.weights, threads=s.onnx_threads, provider=s.backend)
-            self.search = Search(evaluator, self.params)
+            self.search = (LatentSearch(OnnxMuZero(evaluator), self.params)
+                           if is_muzero(evaluator.metadata) else Search(evaluator, self.params))
             self._net_key = key
         return self.search.evaluator
 
@@ -275,7 +281,7 @@ class Controller:
         p = visits ** (1.0 / t)
         return ranked[int(self._rng.choice(len(ranked), p=p / p.sum()))]
 
-    def _search(self, search: Search, limits: GoLimits, board: chess.Board) -> None:
+    def _search(self, search: AnySearch, limits: GoLimits, board: chess.Board) -> None:
         s = self.settings
         pondering = limits.ponder
         infinite = limits.infinite
@@ -318,7 +324,7 @@ class Controller:
                 w.join()
         self.on_info(self.info(search, time.monotonic() - start))
 
-    def _limits_reached(self, search: Search, limits: GoLimits, clock: Budget | None,
+    def _limits_reached(self, search: AnySearch, limits: GoLimits, clock: Budget | None,
                         elapsed: float, single_move: bool) -> bool:
         visits = search.root_visits()
         if search.stats.full:
@@ -352,7 +358,7 @@ class Controller:
                 return True
         return False
 
-    def info(self, search: Search, elapsed: float) -> SearchInfo:
+    def info(self, search: AnySearch, elapsed: float) -> SearchInfo:
         """The search's state as a UCI info report."""
         stats = search.stats
         ranked = search.ranked_moves()
