@@ -377,3 +377,35 @@ def test_muzero_net_plays_a_legal_game_over_uci(tmp_path: Path, engine_cmd: list
         assert board.is_game_over(claim_draw=True) or board.ply() == 400
     finally:
         eng.quit()
+
+
+# ------------------------------------------------------------------------ loop
+
+
+def test_loop_in_muzero_mode(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    from trainer.export import read_metadata
+    from trainer.records import list_records
+
+    run = tmp_path / "run"
+    cmd = [sys.executable, "-m", "trainer", "loop", "--mode", "muzero", "--dir", str(run),
+           "--init", "tiny", "--generations", "1", "--games", "2", "--minibatch", "4",
+           "--full-visits", "8", "--max-plies", "30", "--steps", "3", "--batch-size", "8",
+           "--warmup", "1", "--threads", "1", "--train-threads", "1", "--eval-games", "2",
+           "--eval-nodes", "8"]
+    done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    games = list_records(run / "games")
+    assert len(games) == 2
+    rec = Record.load(games[0])
+    assert rec.meta["mode"] == "muzero" and rec.full.all() and len(rec) > 0
+    net = run / "nets" / "gen-0001.onnx"
+    assert read_metadata(net)["mode"] == "muzero" and recurrent_path(net).is_file()
+    hist = json.loads((run / "history" / "gen-0001.json").read_text())
+    assert hist["export"]["engine_loads"] and hist["train"]["step"] == 3
+    ev = hist["evaluate"]["previous"]
+    assert ev["games"] == 2 and ev["wins"] + ev["draws"] + ev["losses"] == 2
+    assert all(n == 0 for side in ev["failures"].values() for n in side.values())

@@ -158,9 +158,10 @@ class MuZeroTrainer:
                 self._writer = False
         return self._writer or None
 
-    def save(self) -> Path:
+    def save(self, extra: dict[str, Any] | None = None) -> Path:
         path = self.ckpt_dir / f"ckpt-{self.step:08d}.pt"
-        meta = {"mode": MODE, "positions": self.positions, "train_config": asdict(self.cfg)}
+        meta = {"positions": self.positions, "train_config": asdict(self.cfg), **(extra or {}),
+                "mode": MODE}
         save_checkpoint(path, self.model, self.step, self.optimizer, meta)  # type: ignore[arg-type]
         for old in checkpoints(self.ckpt_dir)[:-max(1, self.cfg.keep)]:
             old.unlink(missing_ok=True)
