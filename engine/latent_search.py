@@ -133,20 +133,23 @@ class LatentSearch:
                     budget = node_limit - self.root_visits() - self._inflight()
                 done = budget <= 0 or self.stats.full
                 batch = [] if done else self._gather(path, budget)
+                if batch and batch[0][0] != ROOT:
+                    assert self._states is not None
+                    # copied under the lock: another worker may grow the array meanwhile
+                    states = self._states[np.array([b[1] for b in batch], np.int64)]
             if done:
                 if node_limit is not None and self._inflight() > 0:
                     time.sleep(0.0005)  # another worker holds the last leaves
                     continue
                 return
             if not batch:
+                time.sleep(0.0005)  # all collisions: another worker holds the leaves
                 continue
             if batch[0][0] == ROOT:
                 self._evaluate_root()
                 continue
-            assert self._states is not None
-            parents = np.array([b[1] for b in batch], np.int64)
             actions = np.array([b[2] for b in batch], np.int64)
-            out = self.evaluator.recurrent(self._states[parents], actions)
+            out = self.evaluator.recurrent(states, actions)
             with self.lock:
                 self._apply(batch, out.state, out.reward, out.net)
 

@@ -409,3 +409,19 @@ def test_loop_in_muzero_mode(tmp_path: Path) -> None:
     ev = hist["evaluate"]["previous"]
     assert ev["games"] == 2 and ev["wins"] + ev["draws"] + ev["losses"] == 2
     assert all(n == 0 for side in ev["failures"].values() for n in side.values())
+
+
+def test_latent_search_with_two_workers() -> None:
+    import threading
+
+    board = chess.Board()
+    model = ToyModel(good_action=_index(board, "d2d4"))
+    s = LatentSearch(model, SearchParams(minibatch_size=4))
+    s.set_position(Position.from_board(board), [])
+    workers = [threading.Thread(target=s.run_worker, args=(lambda: False, 300)) for _ in range(2)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=60)
+    assert s.root_visits() == 300 and s._inflight() == 0
+    assert move_to_uci(s.ranked_moves()[0].move) == "d2d4"
