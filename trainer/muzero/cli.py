@@ -46,6 +46,9 @@ def _export(a: argparse.Namespace) -> int:
     model, state = load_muzero(a.checkpoint)
     meta = {"steps": state["step"],
             "positions": (state.get("metadata") or {}).get("positions", 0)}
+    for kv in a.meta or []:
+        key, _, value = kv.partition("=")
+        meta[key] = value
     print(json.dumps(export_muzero(model, a.out, meta)))
     return 0
 
@@ -77,4 +80,5 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     e = sub.add_parser("muzero-export", help="export a MuZero checkpoint to its two ONNX graphs")
     e.add_argument("checkpoint")
     e.add_argument("out", help="initial-inference .onnx (the recurrent one goes beside it)")
+    e.add_argument("--meta", nargs="*", metavar="KEY=VALUE", help="extra metadata_props")
     e.set_defaults(func=_export)
