@@ -425,3 +425,30 @@ def test_latent_search_with_two_workers() -> None:
         w.join(timeout=60)
     assert s.root_visits() == 300 and s._inflight() == 0
     assert move_to_uci(s.ranked_moves()[0].move) == "d2d4"
+
+
+def test_bundled_muzero_net_plays_stockfish_to_the_end(engine_cmd: list[str]) -> None:
+    """The shipped MuZero net, through python-chess's UCI client, against Stockfish at its
+    weakest: a whole game (to mate or a draw by the rules), every move legal."""
+    import shutil
+
+    net = REPO / "nets" / "zerosum-muzero.onnx"
+    sf = shutil.which("stockfish") or "/usr/games/stockfish"
+    if not Path(sf).is_file():
+        pytest.skip("no stockfish")
+    ours = chess.engine.SimpleEngine.popen_uci(engine_cmd, cwd=REPO, timeout=30)
+    theirs = chess.engine.SimpleEngine.popen_uci(sf, timeout=30)
+    try:
+        ours.configure({"WeightsFile": str(net), "Threads": 1, "NNThreads": 1})
+        theirs.configure({"Skill Level": 0, "Threads": 1})
+        board = chess.Board()
+        while not board.is_game_over(claim_draw=True) and board.ply() < 400:
+            eng, limit = ((ours, chess.engine.Limit(nodes=32)) if board.turn == chess.WHITE
+                          else (theirs, chess.engine.Limit(depth=1)))
+            move = eng.play(board, limit).move
+            assert move in board.legal_moves, f"{move} in {board.fen()}"
+            board.push(move)
+        assert board.is_game_over(claim_draw=True), "400 plies without an end"
+    finally:
+        ours.quit()
+        theirs.quit()
