@@ -1,6 +1,6 @@
 #!/bin/bash
 # The MuZero net's matches, one after another (1 search thread, 1 onnxruntime thread each).
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 MZ=${MZ:-runs/mz/mz-small.onnx}
 AZ=${AZ:-runs/mz/az-small.onnx}
 O="Threads=1 NNThreads=1"
