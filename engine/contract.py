@@ -28,6 +28,14 @@ view (black's moves mirrored), castling as the king taking its own rook (``e1h1`
 bishop promotions with their own entries and knight promotions sharing the plain move's entry;
 `/output/wdl` ``[B, 3]`` win/draw/loss probabilities for the side to move; optionally
 `/output/mlh` ``[B, 1]`` the moves left.
+
+MuZero nets (trainer/muzero) are two graphs side by side. ``NET.onnx``, initial inference, is a net
+of this contract (planes in; policy, WDL out) with one more output, `/output/state` ``[B, C, 8, 8]``,
+the hidden state; its metadata_props say ``mode`` = ``muzero`` and ``recurrent`` = the file name of
+the second graph, recurrent inference: `/input/state` ``[B, C, 8, 8]`` and `/input/action` int64
+``[B]`` (an index of :data:`MOVES`, the side to move's view) in; `/output/state`, `/output/reward`
+``[B, 3]`` (win/none-or-draw/loss probabilities for the player who made the move), `/output/policy`
+and `/output/wdl` (for the side to move in the new state) out.
 """
 
 from __future__ import annotations
@@ -44,6 +52,14 @@ INPUT_NAME: Final = "/input/planes"
 POLICY_NAME: Final = "/output/policy"
 WDL_NAME: Final = "/output/wdl"
 MLH_NAME: Final = "/output/mlh"
+
+MODE_KEY: Final = "mode"
+MUZERO_MODE: Final = "muzero"
+RECURRENT_KEY: Final = "recurrent"
+STATE_INPUT: Final = "/input/state"
+ACTION_INPUT: Final = "/input/action"
+STATE_NAME: Final = "/output/state"
+REWARD_NAME: Final = "/output/reward"
 
 NUM_PLANES: Final = 112
 POLICY_SIZE: Final = 1858

@@ -19,11 +19,15 @@ import numpy as np
 
 from engine.board import Position, move_from_uci, move_to_uci
 from engine.book import Book
-from engine.evaluator import Evaluator, OnnxEvaluator
+from engine.evaluator import Evaluator, LatentModel, OnnxEvaluator, OnnxMuZero, is_muzero
+from engine.latent_search import LatentSearch
 from engine.mcts import DRAW, LOSS, UNKNOWN, WIN
 from engine.search import MoveStats, Search, SearchParams
 from engine.tablebase import TB_PLIES, TB_WIN_CP, Tablebases
 from engine.timeman import Budget, GoLimits, budget
+
+AnySearch = Search | LatentSearch
+"""The AlphaZero search, or the latent search of a MuZero net (chosen by the net's metadata)."""
 
 _UNPLAYABLE = (chess.STATUS_EMPTY | chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING
                | chess.STATUS_TOO_MANY_KINGS | chess.STATUS_PAWNS_ON_BACKRANK
@@ -178,7 +182,7 @@ class Controller:
         self.on_info, self.on_bestmove, self.on_message = on_info, on_bestmove, on_message
         self.settings = settings
         self.params = params
-        self.search: Search | None = None
+        self.search: AnySearch | None = None
         self._net_key: tuple[str, str, str, int] | None = None
         self._board = chess.Board(chess960=settings.chess960)
         self._tablebases: Tablebases | None = None
@@ -214,14 +218,16 @@ class Controller:
         if self.search is not None:
             self.search.set_params(params)
 
-    def load_net(self) -> Evaluator:
-        """Loads the weights file when it changed. Raises NetError with the file named."""
+    def load_net(self) -> Evaluator | LatentModel:
+        """Loads the weights file when it changed. Raises NetError with the file named. A MuZero
+        net (metadata mode "muzero") gets the latent search, any other the AlphaZero one."""
         s = self.settings
         key = (s.weights, s.backend, s.precision, s.onnx_threads)
         if self.search is None or key != self._net_key:
             evaluator = OnnxEvaluator(s.weights, threads=s.onnx_threads, provider=s.backend,
                                       precision=s.precision)
-            self.search = Search(evaluator, self.params)
+            self.search = (LatentSearch(OnnxMuZero(evaluator), self.params)
+                           if is_muzero(evaluator.metadata) else Search(evaluator, self.params))
             self._net_key = key
         return self.search.evaluator
 
@@ -357,7 +363,7 @@ class Controller:
         p = visits ** (1.0 / t)
         return ranked[int(self._rng.choice(len(ranked), p=p / p.sum()))]
 
-    def _search(self, search: Search, limits: GoLimits, board: chess.Board) -> None:
+    def _search(self, search: AnySearch, limits: GoLimits, board: chess.Board) -> None:
         s = self.settings
         pondering = limits.ponder
         infinite = limits.infinite
@@ -401,7 +407,7 @@ class Controller:
                 w.join()
         self.on_info(self.info(search, time.monotonic() - start, final=True))
 
-    def _limits_reached(self, search: Search, limits: GoLimits, clock: Budget | None,
+    def _limits_reached(self, search: AnySearch, limits: GoLimits, clock: Budget | None,
                         elapsed: float, single_move: bool) -> bool:
         visits = search.root_visits()
         if search.stats.full:
@@ -439,7 +445,7 @@ class Controller:
                 return True
         return False
 
-    def info(self, search: Search, elapsed: float, final: bool = False,
+    def info(self, search: AnySearch, elapsed: float, final: bool = False,
              seen: dict[int, int] | None = None) -> SearchInfo:
         """The search's state as a UCI info report. ``final``: the report before bestmove (with
         the per-move statistics when asked for). ``seen``: root visits per move at the last
@@ -483,7 +489,7 @@ class Controller:
                           m.bound != UNKNOWN)
 
     @staticmethod
-    def _root_report(search: Search) -> MoveReport:
+    def _root_report(search: AnySearch) -> MoveReport:
         visits, q, d, m, bound, plies = search.root_stats()
         report = Controller._report(MoveStats(0, 1.0, visits, q, d, m, bound, plies, 0))
         return dataclasses.replace(report, move="node")

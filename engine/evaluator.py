@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -38,6 +38,30 @@ class Evaluator(Protocol):
     def evaluate(self, planes: npt.NDArray[np.float32]) -> NetOutput:
         """planes: [B, 112, 8, 8] float32."""
         ...
+
+
+def _session(path: str, threads: int, provider: str) -> Any:
+    """An onnxruntime session on ``path``; NetError for a missing or unreadable file."""
+    import onnxruntime as ort
+
+    full = os.path.expanduser(path)
+    if not os.path.isfile(full):
+        raise NetError(f"weights file {path!r} does not exist")
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    providers = ["CPUExecutionProvider"]
+    if provider == "cuda":
+        if "CUDAExecutionProvider" not in ort.get_available_providers():
+            raise NetError("the CUDA provider was asked for but onnxruntime has none here")
+        providers.insert(0, "CUDAExecutionProvider")
+    elif provider != "cpu":
+        raise NetError(f"unknown provider {provider!r}; expected 'cpu' or 'cuda'")
+    try:
+        return ort.InferenceSession(full, opts, providers=providers)
+    except Exception as exc:  # onnxruntime raises several unrelated types
+        raise NetError(f"weights file {path!r} is not a readable ONNX net: {exc}") from None
 
 
 BUNDLED_NET_FILE = "zerosum-6x64.onnx"
@@ -111,27 +135,11 @@ class OnnxEvaluator:
     metadata: dict[str, str] = field(init=False)
 
     def __post_init__(self) -> None:
-        import onnxruntime as ort
-
         if not os.path.isfile(os.path.expanduser(self.path)):
             raise NetError(f"weights file {self.path!r} does not exist")
         path = os.path.expanduser(resolve_precision(self.path, self.precision, self.provider))
         self.loaded = path
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = self.threads
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        providers = ["CPUExecutionProvider"]
-        if self.provider == "cuda":
-            if "CUDAExecutionProvider" not in ort.get_available_providers():
-                raise NetError("the CUDA provider was asked for but onnxruntime has none here")
-            providers.insert(0, "CUDAExecutionProvider")
-        elif self.provider != "cpu":
-            raise NetError(f"unknown provider {self.provider!r}; expected 'cpu' or 'cuda'")
-        try:
-            self._session = ort.InferenceSession(path, opts, providers=providers)
-        except Exception as exc:  # onnxruntime raises several unrelated types
-            raise NetError(f"weights file {path!r} is not a readable ONNX net: {exc}") from None
+        self._session = _session(path, self.threads, self.provider)
         self._check_contract()
         self.name = Path(path).name
         self.metadata = dict(self._session.get_modelmeta().custom_metadata_map)
@@ -184,3 +192,82 @@ class UniformEvaluator:
         b = planes.shape[0]
         wdl = np.tile(np.array([0.0, 1.0, 0.0], dtype=np.float32), (b, 1))
         return NetOutput(np.zeros((b, contract.POLICY_SIZE), np.float32), wdl, None)
+
+
+@dataclass(frozen=True)
+class RecurrentOutput:
+    """One recurrent-inference batch: next states, rewards [B,3] (win/none/loss for the player
+    who moved), and the prediction for the new states (policy logits, WDL probabilities)."""
+
+    state: npt.NDArray[np.float32]
+    reward: npt.NDArray[np.float32]
+    net: NetOutput
+
+
+class LatentModel(Protocol):
+    """A MuZero model as the latent search sees it (``OnnxMuZero`` or a test's toy model)."""
+
+    name: str
+
+    def initial(self, planes: npt.NDArray[np.float32]) -> tuple[NetOutput, npt.NDArray[np.float32]]:
+        """Policy and value of real positions, and their hidden states."""
+        ...
+
+    def recurrent(self, state: npt.NDArray[np.float32],
+                  actions: npt.NDArray[np.int64]) -> RecurrentOutput:
+        """The states reached by playing ``actions`` (policy indices) from ``state``."""
+        ...
+
+
+def is_muzero(metadata: dict[str, str]) -> bool:
+    """Whether an initial-inference net's metadata says it is a MuZero model."""
+    return metadata.get(contract.MODE_KEY) == contract.MUZERO_MODE
+
+
+@dataclass
+class OnnxMuZero:
+    """A MuZero net: ``initial`` is the contract net itself (an ``OnnxEvaluator`` reading its
+    extra state output), ``recurrent`` the graph its metadata names, beside it."""
+
+    initial_net: OnnxEvaluator
+    name: str = field(init=False)
+    metadata: dict[str, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        meta = self.initial_net.metadata
+        if not is_muzero(meta) or not meta.get(contract.RECURRENT_KEY):
+            raise NetError(f"weights file {self.initial_net.path!r} is not a MuZero net "
+                           f"(metadata {contract.MODE_KEY}={meta.get(contract.MODE_KEY)!r})")
+        first = self.initial_net._session
+        if contract.STATE_NAME not in {o.name for o in first.get_outputs()}:
+            raise NetError(f"MuZero net {self.initial_net.path!r} has no {contract.STATE_NAME}")
+        rec = Path(os.path.expanduser(self.initial_net.path)).with_name(
+            meta[contract.RECURRENT_KEY])
+        self._recurrent = _session(str(rec), self.initial_net.threads, self.initial_net.provider)
+        names = {i.name for i in self._recurrent.get_inputs()}
+        outs = {o.name for o in self._recurrent.get_outputs()}
+        need_in = {contract.STATE_INPUT, contract.ACTION_INPUT}
+        need_out = {contract.STATE_NAME, contract.REWARD_NAME, contract.POLICY_NAME,
+                    contract.WDL_NAME}
+        if not need_in <= names or not need_out <= outs:
+            raise NetError(f"recurrent graph {str(rec)!r} lacks inputs {sorted(need_in - names)} "
+                           f"or outputs {sorted(need_out - outs)}")
+        self.name = self.initial_net.name
+        self.metadata = meta
+
+    @classmethod
+    def load(cls, path: str, threads: int = 2, provider: str = "cpu") -> "OnnxMuZero":
+        return cls(OnnxEvaluator(path, threads=threads, provider=provider))
+
+    def initial(self, planes: npt.NDArray[np.float32]) -> tuple[NetOutput, npt.NDArray[np.float32]]:
+        res = self.initial_net._session.run(
+            [contract.POLICY_NAME, contract.WDL_NAME, contract.STATE_NAME],
+            {contract.INPUT_NAME: planes})
+        return NetOutput(policy=res[0], wdl=res[1], mlh=None), res[2]
+
+    def recurrent(self, state: npt.NDArray[np.float32],
+                  actions: npt.NDArray[np.int64]) -> RecurrentOutput:
+        res = self._recurrent.run(
+            [contract.STATE_NAME, contract.REWARD_NAME, contract.POLICY_NAME, contract.WDL_NAME],
+            {contract.STATE_INPUT: state, contract.ACTION_INPUT: actions.astype(np.int64)})
+        return RecurrentOutput(res[0], res[1], NetOutput(policy=res[2], wdl=res[3], mlh=None))

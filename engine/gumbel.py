@@ -207,16 +207,16 @@ def pruned_visits(priors: npt.NDArray[np.floating[Any]], visits: npt.NDArray[np.
     """KataGo's policy target pruning over the root's moves (edge order): visits with the
     forced playouts that did not earn their place removed. ``cpuct`` is the root's c_puct at
     the root's visit count, ``q`` each move's Q for the root's side (unvisited: ignored)."""
-    visits = np.asarray(visits, np.int64)
-    out = visits.copy()
-    total = float(visits.sum())
+    counts: npt.NDArray[np.int64] = np.asarray(visits, np.int64)
+    out = counts.copy()
+    total = float(counts.sum())
     if total <= 0 or k <= 0:
         return out
     sqrt_n = math.sqrt(total)
-    best = int(np.argmax(visits))
-    best_score = float(q[best]) + cpuct * float(priors[best]) * sqrt_n / (1.0 + visits[best])
-    for i in range(len(visits)):
-        n = int(visits[i])
+    best = int(np.argmax(counts))
+    best_score = float(q[best]) + cpuct * float(priors[best]) * sqrt_n / (1.0 + counts[best])
+    for i in range(len(counts)):
+        n = int(counts[i])
         if i == best or n == 0:
             continue
         forced = math.sqrt(k * float(priors[i]) * total)

@@ -8,6 +8,8 @@ Commands:
   selfplay, train, loop, endgames, sf-label, sf-games
               self-play records, training on them, the whole loop (trainer/cli_rl.py)
   book        an opening book learned by searching self-play openings (Polyglot .bin)
+  muzero-train, muzero-export
+              the MuZero mode: unrolled training on records, two-graph export
   match       engine against engine: Elo with its 95% interval, SPRT
   ladder      the engine against sunfish, Stockfish at several UCI_Elo, maia-1900
 
@@ -79,6 +81,10 @@ def add_rl(sub: argparse._SubParsersAction) -> None:
     importlib.import_module("trainer.cli_rl").add_subcommands(sub)
 
 
+def add_muzero(sub: argparse._SubParsersAction) -> None:
+    importlib.import_module("trainer.muzero.cli").add_subcommands(sub)
+
+
 # Commands whose modules parse their own arguments: ``<entry>(argv) -> int``. main() hands them
 # the rest of the command line before argparse sees it (REMAINDER drops leading options).
 PASSTHROUGH = {"match": ("trainer.match", "match_main"), "ladder": ("trainer.ladder", "ladder_main")}
@@ -91,7 +97,7 @@ def _passthrough(name: str, text: str) -> Callable[[argparse._SubParsersAction],
 
 
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
-    add_pgn_data, add_pgn_train, add_export, add_quantize, add_rl, add_book,
+    add_pgn_data, add_pgn_train, add_export, add_quantize, add_rl, add_book, add_muzero,
     _passthrough("match", "engine against engine, with Elo"),
     _passthrough("ladder", "the engine against a ladder"),
 ]

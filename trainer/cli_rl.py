@@ -175,7 +175,8 @@ def loop_config(a: argparse.Namespace) -> LoopConfig:
     from trainer.loop import LoopConfig
 
     horizon = a.generations * a.steps if a.generations else None
-    return LoopConfig(run_dir=a.dir, init=a.init, generations=a.generations, games=a.games,
+    return LoopConfig(run_dir=a.dir, init=a.init, mode=a.mode,
+                      generations=a.generations, games=a.games,
                       steps=a.steps, window=a.window, dedup=a.dedup,
                       extra_data=a.extra_data or [], worker=a.worker, threads=a.threads,
                       eval_games=a.eval_games, eval_nodes=a.eval_nodes,
@@ -277,6 +278,8 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dir", required=True, help="run directory")
     p.add_argument("--init", default="tiny",
                    help="preset name, checkpoint .pt, or an ONNX net this trainer exported")
+    p.add_argument("--mode", choices=("alphazero", "muzero"), default="alphazero",
+                   help="muzero: a MuZero model searched in latent space (trainer/muzero)")
     p.add_argument("--generations", type=int, default=0, help="stop after this many (0: never)")
     p.add_argument("--games", type=int, default=32, help="self-play games per generation")
     p.add_argument("--extra-data", nargs="*", help="record dirs counted as older (warm starts)")

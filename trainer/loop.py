@@ -9,6 +9,10 @@ Run directory::
     RUN/history/gen-<g>.json per-generation summary: self-play, training, export, evaluation
     RUN/train_log.jsonl, RUN/tb/ (TensorBoard), RUN/plots/*.png, RUN/eval/*.pgn
 
+``mode`` "muzero" runs the same loop with a MuZero model (trainer/muzero): self-play by the
+latent search, training by the unrolled loss on trajectories of the newest records, the
+two-graph export; evaluation is the same match, the engine recognising the net.
+
 Why a phase in the state file, and every phase idempotent: ``kill -9`` at any moment followed by
 the same command resumes where it stopped. Self-play counts the finished records of the
 generation and plays only the rest (records are atomic, so none is lost or written twice);
@@ -46,6 +50,8 @@ class LoopConfig:
     run_dir: str
     init: str = "tiny"
     """preset name or checkpoint (.pt) to start from."""
+    mode: str = "alphazero"
+    """alphazero or muzero."""
     generations: int = 0
     """generations to reach (0: until stopped)."""
     games: int = 32
@@ -158,8 +164,26 @@ class Loop:
         values["selfplay/positions_per_s"] = sum(p["positions_per_s"] for p in parts)
         self.scalars(values, gen)
 
-    def trainer(self) -> Trainer:
+    @property
+    def muzero(self) -> bool:
+        if self.cfg.mode not in ("alphazero", "muzero"):
+            raise ValueError(f"unknown loop mode {self.cfg.mode!r}; expected alphazero or muzero")
+        return self.cfg.mode == "muzero"
+
+    def trainer(self) -> Any:
+        if self.muzero:
+            from trainer.muzero.train import MuZeroTrainConfig, MuZeroTrainer
+
+            return MuZeroTrainer.create(self.cfg.init, MuZeroTrainConfig(**asdict(self.cfg.train)),
+                                        self.run)
         return Trainer.create(self.cfg.init, self.cfg.train, self.run)
+
+    def export(self, t: Any, gen: int) -> dict[str, Any]:
+        if self.muzero:
+            from trainer.muzero.loop_support import export_and_check_muzero
+
+            return export_and_check_muzero(t, self.net_path(gen), generation=gen)
+        return export_and_check(t, self.net_path(gen), generation=gen)
 
     def initialise(self) -> None:
         """Generation 0: the initial net exported, checkpointed at step 0, the state file."""
@@ -172,7 +196,7 @@ class Loop:
         t = self.trainer()
         if t.step == 0 and not list((self.run / "checkpoints").glob("ckpt-*.pt")):
             t.save({"generation": 0})
-        export_and_check(t, self.net_path(0), generation=0)
+        self.export(t, 0)
         self.state = {"generation": 1, "phase": "selfplay", "step": t.step,
                       "best": str(self.net_path(0).relative_to(self.run)), "created": time.time()}
         self.save_state()
@@ -227,9 +251,18 @@ class Loop:
         need = self.cfg.games - have
         if need > 0:
             net = self.run / self.state["best"]
-            ev = OnnxEvaluator(str(net), threads=self.cfg.threads)
-            worker = SelfPlayWorker(ev, self.cfg.selfplay, self.games_dir, gen, self.cfg.worker,
-                                    net.name)
+            worker: Any
+            if self.muzero:
+                from engine.evaluator import OnnxMuZero
+                from trainer.muzero.selfplay import MuZeroSelfPlay
+
+                worker = MuZeroSelfPlay(OnnxMuZero.load(str(net), threads=self.cfg.threads),
+                                        self.cfg.selfplay, self.games_dir, gen, self.cfg.worker,
+                                        net.name)
+            else:
+                ev = OnnxEvaluator(str(net), threads=self.cfg.threads)
+                worker = SelfPlayWorker(ev, self.cfg.selfplay, self.games_dir, gen,
+                                        self.cfg.worker, net.name)
             stats = worker.run(need, should_stop=self.stop, progress=True)
             summary = {"worker": self.cfg.worker, **stats.summary()}
             self.record_selfplay(gen, [summary])
@@ -241,11 +274,18 @@ class Loop:
 
     def phase_train(self, gen: int) -> bool:
         t = self.trainer()
-        window = ReplayWindow([*self.cfg.extra_data, self.games_dir], self.cfg.window,
-                              self.cfg.dedup)
+        window: Any
+        if self.muzero:
+            from trainer.muzero.loop_support import TrajectoryWindow
+
+            window = TrajectoryWindow([*self.cfg.extra_data, self.games_dir], self.cfg.window)
+        else:
+            window = ReplayWindow([*self.cfg.extra_data, self.games_dir], self.cfg.window,
+                                  self.cfg.dedup)
         window.refresh()
         target = gen * self.cfg.steps
-        metrics = t.train(window, target, should_stop=self.stop, progress=self.progress,
+        data = window.data if self.muzero else window
+        metrics = t.train(data, target, should_stop=self.stop, progress=self.progress,
                           tag=f"train g{gen}")
         t.save({"generation": gen})
         t.close()
@@ -259,7 +299,7 @@ class Loop:
 
     def phase_export(self, gen: int) -> bool:
         t = self.trainer()
-        info = export_and_check(t, self.net_path(gen), generation=gen)
+        info = self.export(t, gen)
         self.save_history(gen, "export", info)
         return True
 

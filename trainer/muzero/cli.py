@@ -1,0 +1,84 @@
+"""``python -m trainer muzero-train`` and ``muzero-export``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from trainer.muzero.model import PRESETS
+
+
+def _train(a: argparse.Namespace) -> int:
+    from trainer.muzero.data import TrajectoryData, record_files
+    from trainer.muzero.train import MuZeroTrainConfig, MuZeroTrainer
+
+    cfg = MuZeroTrainConfig(
+        batch_size=a.batch_size, lr=a.lr, warmup=a.warmup, total_steps=a.total_steps or a.steps,
+        schedule=a.schedule, q_weight=a.q_weight, unroll=a.unroll, log_every=a.log_every,
+        checkpoint_every=a.checkpoint_every, keep=a.keep, seed=a.seed, device=a.device,
+        threads=a.train_threads)
+    files = record_files(a.data)
+    if not files:
+        raise SystemExit(f"no record files in {', '.join(a.data)}")
+    data = TrajectoryData(files)
+    print(f"{len(files)} record files, {len(data)} positions, "
+          f"{int(data.follows.sum())} with a known next move")
+    t = MuZeroTrainer.create(a.init, cfg, a.out, resume=a.resume)
+    print(f"net {t.model.cfg.name}: {t.model.num_params():,} parameters, from step {t.step}")
+    metrics = t.train(data, a.steps)
+    t.save()
+    t.close()
+    print(json.dumps({"step": t.step, "positions": t.positions, **metrics}))
+    if a.export:
+        from trainer.muzero.export import export_muzero
+
+        meta = {"steps": t.step, "positions": t.positions, "init": str(a.init),
+                "training": "trainer muzero-train on records", "data": [str(d) for d in a.data]}
+        print(json.dumps(export_muzero(t.model, a.export, meta)))
+    return 0
+
+
+def _export(a: argparse.Namespace) -> int:
+    from trainer.muzero.export import export_muzero
+    from trainer.muzero.train import load_muzero
+
+    model, state = load_muzero(a.checkpoint)
+    meta = {"steps": state["step"],
+            "positions": (state.get("metadata") or {}).get("positions", 0)}
+    for kv in a.meta or []:
+        key, _, value = kv.partition("=")
+        meta[key] = value
+    print(json.dumps(export_muzero(model, a.out, meta)))
+    return 0
+
+
+def add_subcommands(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("muzero-train", help="train a MuZero model on records (unrolled loss)")
+    p.add_argument("--data", nargs="+", required=True, help="records directories, oldest first")
+    p.add_argument("--out", required=True, help="directory for checkpoints and logs")
+    p.add_argument("--init", default="small",
+                   help=f"preset ({', '.join(PRESETS)}) or MuZero checkpoint .pt")
+    p.add_argument("--resume", action="store_true", help="continue from the newest checkpoint")
+    p.add_argument("--steps", type=int, default=1000, help="train until this global step")
+    p.add_argument("--total-steps", type=int, default=None, help="schedule horizon")
+    p.add_argument("--schedule", choices=("cosine", "step", "constant"), default="cosine")
+    p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--warmup", type=int, default=100)
+    p.add_argument("--unroll", type=int, default=5, help="K")
+    p.add_argument("--q-weight", type=float, default=0.3)
+    p.add_argument("--log-every", type=int, default=25)
+    p.add_argument("--checkpoint-every", type=int, default=100)
+    p.add_argument("--keep", type=int, default=3)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--train-threads", type=int, default=1)
+    p.add_argument("--export", help="export the result to this ONNX path (and its recurrent "
+                   "graph beside it)")
+    p.set_defaults(func=_train)
+    e = sub.add_parser("muzero-export", help="export a MuZero checkpoint to its two ONNX graphs")
+    e.add_argument("checkpoint")
+    e.add_argument("out", help="initial-inference .onnx (the recurrent one goes beside it)")
+    e.add_argument("--meta", nargs="*", metavar="KEY=VALUE", help="extra metadata_props")
+    e.set_defaults(func=_export)
