@@ -19,6 +19,10 @@ class NetConfig:
     # flattening them (lc0). Far fewer parameters, and far less memorising of game results when
     # training on a few thousand games, where the flattened head overfits within an epoch.
     head_pool: bool = False
+    # Batch norms stay in eval mode while training (their statistics frozen): set for nets
+    # imported from ONNX (trainer/onnx_import.py), whose export folded away the statistics
+    # training mode would need; fine-tuning then trains convolutions, scales and biases only.
+    frozen_bn: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

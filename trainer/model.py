@@ -126,5 +126,13 @@ class Net(nn.Module):
         out = self.heads(planes)
         return Output(out.policy, F.softmax(out.wdl, dim=1), out.mlh)
 
+    def train(self, mode: bool = True) -> "Net":
+        super().train(mode)
+        if self.cfg.frozen_bn:
+            for m in self.modules():
+                if isinstance(m, nn.BatchNorm2d):
+                    m.eval()
+        return self
+
     def num_params(self) -> int:
         return sum(p.numel() for p in self.parameters())
