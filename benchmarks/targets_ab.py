@@ -29,7 +29,7 @@ import numpy as np
 from engine import contract
 from engine.board import Position
 from engine.evaluator import BUNDLED_NET_FILE, OnnxEvaluator
-from engine.gumbel import GumbelParams, pruned_visits, run_search
+from engine.gumbel import GumbelParams, pruned_root_visits, run_search
 from engine.mcts import ROOT
 from engine.search import Search, SearchParams
 
@@ -84,12 +84,10 @@ def target(rule: str, ev: OnnxEvaluator, board: chess.Board, visits: int,
         probs = root.improved_policy(search.tree)
         return {pos.policy_index(int(m)): float(p) for m, p in zip(moves, probs)}
     search.run_worker(lambda: False, node_limit=visits + 1)
-    moves, priors, n, q = search.tree.children(ROOT)[:4]
     if rule == "forced":
-        total = float(n.sum()) + 1.0
-        cpuct = params.cpuct + params.cpuct_factor * np.log((total + params.cpuct_base)
-                                                            / params.cpuct_base)
-        n = pruned_visits(priors, n, q, 2.0, float(cpuct))
+        moves, n = pruned_root_visits(search.tree, params)
+    else:
+        moves, _, n = search.tree.children(ROOT)[:3]
     s = float(n.sum())
     return {pos.policy_index(int(m)): float(v) / s for m, v in zip(moves, n) if v > 0}
 

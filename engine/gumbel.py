@@ -139,6 +139,18 @@ class GumbelRoot:
         self.phase = 0
         self._schedule(tree)
 
+    def step(self, tree: Any) -> bool:
+        """Between batches: begins once the root is expanded, then advances; returns whether a
+        phase began (its visits start with the next batch)."""
+        if not self.begun:
+            if not tree.is_expanded(ROOT):
+                return False
+            self.begin(tree)
+            return True
+        phase = self.phase
+        self.advance(tree)
+        return self.phase != phase
+
     def visits_left(self, tree: Any) -> int:
         """Visits still to start in this search (0 once done)."""
         if not self.begun:
@@ -229,6 +241,17 @@ def pruned_visits(priors: npt.NDArray[np.floating[Any]], visits: npt.NDArray[np.
     return out
 
 
+def pruned_root_visits(tree: Any, params: Any) -> tuple[npt.NDArray[np.int32],
+                                                         npt.NDArray[np.int64]]:
+    """(moves, pruned visits) of a PUCT search's root whose tree ran with
+    ``params.forced_playouts`` (SearchParams), c_puct grown as the tree grows it."""
+    moves, priors, visits, q = tree.children(ROOT)[:4]
+    n = float(visits.sum()) + 1.0  # the root's own visit
+    cpuct = params.cpuct + params.cpuct_factor * math.log((n + params.cpuct_base)
+                                                          / params.cpuct_base)
+    return moves, pruned_visits(priors, visits, q, params.forced_playouts, cpuct)
+
+
 def run_search(search: Any, params: GumbelParams, rng: np.random.Generator) -> GumbelRoot:
     """One Gumbel search on ``search`` (already at its root position), batch after batch;
     returns the driver, for ``choose`` and ``improved_policy``. Blocks. (Self-play interleaves
@@ -249,13 +272,12 @@ def run_search(search: Any, params: GumbelParams, rng: np.random.Generator) -> G
         if count:
             search.apply(batch, search.evaluator.evaluate(planes[:count]), 0)
         if not root.begun:
-            if search.tree.is_expanded(ROOT):
-                root.begin(search.tree)
+            root.step(search.tree)
             continue
-        phase = root.phase
-        if not root.advance(search.tree):
+        new_phase = root.step(search.tree)
+        if root.done:
             break
         # Neither a visit nor a new phase three times running: nothing left to search.
-        progressed = int(search.tree.node_stats(ROOT)[0]) != before or root.phase != phase
+        progressed = int(search.tree.node_stats(ROOT)[0]) != before or new_phase
         stalls = 0 if progressed else stalls + 1
     return root

@@ -45,7 +45,7 @@ from engine import contract
 from engine.batch import NNCache
 from engine.board import Position, move_to_uci
 from engine.evaluator import Evaluator
-from engine.gumbel import GumbelParams, GumbelRoot, pruned_visits
+from engine.gumbel import GumbelParams, GumbelRoot, pruned_root_visits
 from engine.mcts import DRAW, LOSS, ROOT, WIN
 from engine.search import MoveStats, Search, SearchParams
 from trainer import records
@@ -345,21 +345,7 @@ class SelfPlayWorker:
         if g.full and cfg.root == "gumbel":
             g.gumbel = GumbelRoot(self._gumbel_params,
                                   np.random.default_rng(g.rng.getrandbits(63)))
-            self._step_gumbel(g)
-
-    def _step_gumbel(self, g: _Game) -> bool:
-        """Starts or advances a Gumbel search's root schedule once its root is expanded;
-        returns whether its phase changed."""
-        assert g.gumbel is not None
-        tree = g.search.tree
-        if not g.gumbel.begun:
-            if tree.is_expanded(ROOT):
-                g.gumbel.begin(tree)
-                return True
-            return False
-        phase = g.gumbel.phase
-        g.gumbel.advance(tree)
-        return g.gumbel.phase != phase
+            g.gumbel.step(g.search.tree)
 
     def _visits_left(self, g: _Game) -> int:
         if g.gumbel is not None and g.gumbel.begun:
@@ -376,11 +362,7 @@ class SelfPlayWorker:
             probs = g.gumbel.improved_policy(tree)
             return ([g.pos.policy_index(int(m)) for m in moves], [float(x) for x in probs])
         if self.cfg.forced_playouts > 0:
-            moves, priors, visits, q = tree.children(ROOT)[:4]
-            p = self._full_params
-            n = float(visits.sum()) + 1.0
-            cpuct = p.cpuct + p.cpuct_factor * np.log((n + p.cpuct_base) / p.cpuct_base)
-            kept = pruned_visits(priors, visits, q, self.cfg.forced_playouts, float(cpuct))
+            moves, kept = pruned_root_visits(tree, self._full_params)
             total = float(kept.sum())
             return ([g.pos.policy_index(int(m)) for m, k in zip(moves, kept) if k > 0],
                     [k / total for k in kept if k > 0])
@@ -500,7 +482,7 @@ class SelfPlayWorker:
                 lefts = [self._visits_left(g) for g in active]
                 total = evaluate_together(self.evaluator, active, planes, lefts)
                 for g, left in zip(active, lefts):
-                    if g.gumbel is not None and self._step_gumbel(g):
+                    if g.gumbel is not None and g.gumbel.step(g.search.tree):
                         continue  # a new phase (or a first one): its visits start next round
                     if left > 0:
                         # no leaf for the net and no free visit either: no progress
