@@ -1,4 +1,4 @@
-"""Policy targets at equal compute: which root rule makes the best target per visit?
+"""Targets at equal compute: which root rule makes the best policy and value target per visit?
 
 For positions from real games, every rule searches with the same net and the same number of
 visits, with its self-play noise, and yields the policy target self-play would record:
@@ -8,7 +8,10 @@ visits, with its self-play noise, and yields the policy target self-play would r
     gumbel     Gumbel AlphaZero (16 considered), improved policy
 Each target is scored against Stockfish's best move (``--sf-depth``): top-1 (the target's
 highest entry is Stockfish's move) and the mass it puts on that move (the higher, the more a
-training step pulls the net toward it). Prints one JSON line per rule.
+training step pulls the net toward it). The value targets each rule could record (the net's
+own W-L; the root's mean Q; for Gumbel also the improved policy's expected Q) are scored against
+Stockfish's W-L at the same depth: mean absolute error and correlation. Prints one JSON line per
+rule. ``--games`` may be a PGN of self-play games, to score targets where self-play records them.
 
     python benchmarks/targets_ab.py --positions 300 --visits 32 64
 """
@@ -60,17 +63,19 @@ def positions(path: Path, count: int, seed: int) -> list[chess.Board]:
 
 
 def target(rule: str, ev: OnnxEvaluator, board: chess.Board, visits: int,
-           seed: int) -> dict[int, float]:
-    """The policy target (policy index -> probability) ``rule`` records for ``board``."""
+           seed: int) -> tuple[dict[int, float], dict[str, float]]:
+    """The policy target (policy index -> probability) ``rule`` records for ``board``, and its
+    value targets (W-L for the side to move) by name."""
     pos = Position.from_board(board)
     hist = [m.from_square | (m.to_square << 6) | ((m.promotion or 0) << 12)
             for m in board.move_stack]
     if rule == "raw":
         planes = np.zeros((1, contract.NUM_PLANES, 8, 8), np.float32)
         pos.encode(planes[0])
-        logits = ev.evaluate(planes).policy[0]
-        return {contract.move_index(board, m): float(logits[contract.move_index(board, m)])
-                for m in board.legal_moves}
+        out = ev.evaluate(planes)
+        logits = out.policy[0]
+        return ({contract.move_index(board, m): float(logits[contract.move_index(board, m)])
+                 for m in board.legal_moves}, {"net": float(out.wdl[0, 0] - out.wdl[0, 2])})
     noise = 0.25 if rule in ("puct", "forced") else 0.0
     params = SearchParams(minibatch_size=8, dirichlet_epsilon=noise, seed=seed,
                           forced_playouts=2.0 if rule == "forced" else 0.0)
@@ -82,14 +87,34 @@ def target(rule: str, ev: OnnxEvaluator, board: chess.Board, visits: int,
                           np.random.default_rng(seed))
         moves = search.tree.children(ROOT)[0]
         probs = root.improved_policy(search.tree)
-        return {pos.policy_index(int(m)): float(p) for m, p in zip(moves, probs)}
+        return ({pos.policy_index(int(m)): float(p) for m, p in zip(moves, probs)},
+                {"root_mean": root_value(search), "improved": root.improved_value(search.tree)})
     search.run_worker(lambda: False, node_limit=visits + 1)
     if rule == "forced":
         moves, n = pruned_root_visits(search.tree, params)
     else:
         moves, _, n = search.tree.children(ROOT)[:3]
     s = float(n.sum())
-    return {pos.policy_index(int(m)): float(v) / s for m, v in zip(moves, n) if v > 0}
+    return ({pos.policy_index(int(m)): float(v) / s for m, v in zip(moves, n) if v > 0},
+            {"root_mean": root_value(search)})
+
+
+def root_value(search: Search) -> float:
+    """The root's mean value for its side to move (what self-play records as root Q)."""
+    return -float(search.tree.node_stats(ROOT)[2])
+
+
+def sf_value(info: chess.engine.InfoDict, board: chess.Board) -> float:
+    """Stockfish's expected W-L for the side to move (its WDL model at this depth)."""
+    wdl = info["score"].pov(board.turn).wdl()
+    return (wdl.wins - wdl.losses) / 1000.0
+
+
+def value_scores(v: list[float], sf: list[float]) -> dict[str, float]:
+    """How a value target agrees with Stockfish's: mean absolute error and correlation."""
+    x, y = np.array(v), np.array(sf)
+    return {"mae": round(float(np.abs(x - y).mean()), 4),
+            "corr": round(float(np.corrcoef(x, y)[0, 1]), 4)}
 
 
 def main() -> None:
@@ -105,9 +130,13 @@ def main() -> None:
     a = ap.parse_args()
     boards = positions(Path(a.games), a.positions, a.seed)
     t0 = time.monotonic()
+    best, sfv = [], []
     with chess.engine.SimpleEngine.popen_uci(a.stockfish) as sf:
-        best = [contract.move_index(b, sf.play(b, chess.engine.Limit(depth=a.sf_depth)).move)
-                for b in boards]
+        sf.configure({"UCI_ShowWDL": True})
+        for b in boards:
+            info = sf.analyse(b, chess.engine.Limit(depth=a.sf_depth))
+            best.append(contract.move_index(b, info["pv"][0]))
+            sfv.append(sf_value(info, b))
     print(json.dumps({"positions": len(boards), "stockfish_depth": a.sf_depth,
                       "label_s": round(time.monotonic() - t0, 1)}), flush=True)
     ev = OnnxEvaluator(a.net, threads=2)
@@ -115,8 +144,11 @@ def main() -> None:
     for rule, visits in runs:
         t0 = time.monotonic()
         top1, mass = [], []
+        values: dict[str, list[float]] = {}
         for i, (b, sf_idx) in enumerate(zip(boards, best)):
-            t = target(rule, ev, b, visits, a.seed + i)
+            t, v = target(rule, ev, b, visits, a.seed + i)
+            for k, x in v.items():
+                values.setdefault(k, []).append(x)
             if rule == "raw":  # logits -> probabilities
                 z = np.array(list(t.values()))
                 p = np.exp(z - z.max())
@@ -125,6 +157,7 @@ def main() -> None:
             mass.append(t.get(sf_idx, 0.0))
         print(json.dumps({"rule": rule, "visits": visits, "top1_vs_sf": round(np.mean(top1), 4),
                           "mass_on_sf_move": round(float(np.mean(mass)), 4),
+                          **{f"value_{k}": value_scores(x, sfv) for k, x in values.items()},
                           "seconds": round(time.monotonic() - t0, 1)}), flush=True)
 
 

@@ -213,6 +213,13 @@ class GumbelRoot:
         p = np.exp(z)
         return np.asarray(p / p.sum())
 
+    def improved_value(self, tree: Any) -> float:
+        """The improved policy's expected completed Q (W-L for the root's side): the value the
+        search found for the position. The root's mean is no such value under sequential
+        halving, which spends its first phase's visits on every considered move alike."""
+        _, _, q = self._completed(tree)
+        return float(self.improved_policy(tree) @ q)
+
 
 def pruned_visits(priors: npt.NDArray[np.floating[Any]], visits: npt.NDArray[np.integer[Any]],
                   q: npt.NDArray[np.floating[Any]], k: float, cpuct: float) -> npt.NDArray[np.int64]:

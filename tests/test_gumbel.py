@@ -115,6 +115,20 @@ def test_improved_policy_sums_to_one_and_prefers_the_better_move() -> None:
     assert policy[1] > policy[0] > policy[2]
 
 
+def test_improved_value_is_the_best_moves_worth_not_the_roots_mean() -> None:
+    # Sequential halving visits every considered move in its first phase: the root's mean is
+    # dragged down by the moves it eliminates; the improved value leans on the best.
+    values = [0.1, -0.5, 0.9, 0.0, 0.5, -0.9, 0.3, 0.7]
+    params = GumbelParams(simulations=32, max_num_considered_actions=8, gumbel_scale=0.0)
+    tree, root, _ = bandit(Tree, values, [1 / 8] * 8, params)
+    root_mean = -float(tree.node_stats(ROOT)[2])
+    improved = root.improved_value(tree)
+    assert root_mean < 0.6 < improved <= 0.9
+    policy = root.improved_policy(tree)
+    q = np.asarray(values, np.float64)[tree.children(ROOT)[0]]
+    assert improved == pytest.approx(float(policy @ q), abs=1e-6)
+
+
 class BishopOnB5:
     """A fake net: uniform policy; a white bishop on b5 wins for White, wherever it stands in
     the tree (the current position's planes: "their" bishop seen from Black, ranks flipped, or

@@ -379,7 +379,12 @@ class SelfPlayWorker:
         g.pos.encode(buf)
         g.planes.append(buf)
         g.turns.append(g.pos.turn())
-        g.root_q.append(-float(q))  # node_stats' q is for the side that moved into the root
+        if g.gumbel is not None and g.gumbel.begun:
+            # The root's mean under sequential halving averages moves visited for elimination,
+            # not for their worth: measured against Stockfish it is a worse value than the net's.
+            g.root_q.append(g.gumbel.improved_value(g.search.tree))
+        else:
+            g.root_q.append(-float(q))  # node_stats' q is for the side that moved into the root
         g.root_d.append(float(d))
         g.policies.append(self._policy_target(g, ranked) if g.full else None)
         side = g.pos.turn()
