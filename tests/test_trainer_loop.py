@@ -238,3 +238,30 @@ def test_sf_games_label_every_position(tmp_path: Path, shared_data: Path) -> Non
                      "tiny", "--steps", "2", "--batch-size", "4", "--export", str(net)]) == 0
     meta = read_metadata(net)
     assert "(test)" in meta["training"] and meta["init"] == "tiny" and meta["steps"] == "2"
+
+
+@pytest.mark.parametrize("eval_previous", [True, False])
+def test_evaluation_opponents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                              eval_previous: bool) -> None:
+    """--no-eval-previous plays generation 0 only; the gate always needs the previous net."""
+    import trainer.loop as loop_mod
+    from trainer.__main__ import build_parser
+    from trainer.cli_rl import loop_config
+
+    played: list[str] = []
+
+    def fake_evaluate(new: Path, other: Path, cfg: object, pgn: Path) -> dict[str, object]:
+        played.append(other.name)
+        return {"wins": 1, "draws": 0, "losses": 0, "score": 1.0, "elo": 0.0, "error": 0.0}
+
+    monkeypatch.setattr(loop_mod, "evaluate", fake_evaluate)
+    monkeypatch.setattr(loop_mod, "make_plots", lambda run: None)
+    cfg = loop_mod.LoopConfig(run_dir=str(tmp_path), eval_games=2, eval_previous=eval_previous)
+    lp = loop_mod.Loop(cfg)
+    lp.state = {"best": "nets/gen-0001.onnx"}
+    lp.phase_evaluate(2)
+    assert played == (["gen-0001.onnx", "gen-0000.onnx"] if eval_previous else ["gen-0000.onnx"])
+    assert lp.state["best"] == "nets/gen-0002.onnx"
+    args = ["loop", "--dir", str(tmp_path), "--no-eval-previous", "--gate", "0.55"]
+    with pytest.raises(SystemExit, match="gate"):
+        loop_config(build_parser().parse_args(args))

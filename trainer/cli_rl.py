@@ -174,6 +174,8 @@ def loop_config(a: argparse.Namespace) -> LoopConfig:
     """The :class:`trainer.loop.LoopConfig` of parsed ``loop`` arguments."""
     from trainer.loop import LoopConfig
 
+    if a.no_eval_previous and a.gate is not None:
+        raise SystemExit("--gate plays the previous net: it cannot go with --no-eval-previous")
     horizon = a.generations * a.steps if a.generations else None
     return LoopConfig(run_dir=a.dir, init=a.init, mode=a.mode,
                       generations=a.generations, games=a.games,
@@ -181,6 +183,7 @@ def loop_config(a: argparse.Namespace) -> LoopConfig:
                       extra_data=a.extra_data or [], worker=a.worker, threads=a.threads,
                       eval_games=a.eval_games, eval_nodes=a.eval_nodes,
                       eval_concurrency=a.eval_concurrency, gate=a.gate,
+                      eval_previous=not a.no_eval_previous,
                       selfplay=_selfplay_config(a), train=_train_config(a, horizon))
 
 
@@ -288,6 +291,8 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--eval-games", type=int, default=20, help="games per evaluation match")
     p.add_argument("--eval-nodes", type=int, default=100, help="nodes per move in evaluation")
     p.add_argument("--eval-concurrency", type=int, default=1)
+    p.add_argument("--no-eval-previous", action="store_true",
+                   help="evaluate against generation 0 only (not with --gate)")
     p.add_argument("--gate", type=float, default=None,
                    help="score the new net needs against the best to play self-play")
     g = p.add_argument_group("distributed (Ray; pip install .[dist])")
