@@ -24,7 +24,8 @@ import pytest
 from trainer import elo
 from trainer.elo import SprtDecision
 from trainer.match import (EngineSpec, FailureKind, GameRecord, MatchResult, Opening,
-                           TimeControl, match_main, play_match, read_openings, zerosum_spec)
+                           TimeControl, play_match, read_openings, zerosum_spec)
+from trainer.match_cli import match_main
 
 BOOK_REL = Path("openings") / "8moves_v3.pgn"
 

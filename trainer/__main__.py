@@ -87,7 +87,7 @@ def add_muzero(sub: argparse._SubParsersAction) -> None:
 
 # Commands whose modules parse their own arguments: ``<entry>(argv) -> int``. main() hands them
 # the rest of the command line before argparse sees it (REMAINDER drops leading options).
-PASSTHROUGH = {"match": ("trainer.match", "match_main"), "ladder": ("trainer.ladder", "ladder_main")}
+PASSTHROUGH = {"match": ("trainer.match_cli", "match_main"), "ladder": ("trainer.ladder", "ladder_main")}
 
 
 def _passthrough(name: str, text: str) -> Callable[[argparse._SubParsersAction], None]:

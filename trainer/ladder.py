@@ -37,8 +37,10 @@ from typing import Mapping, Sequence
 
 from engine.evaluator import default_net_path
 from trainer.match import (DEFAULT_OPENINGS, REPO, EngineSpec, FailureKind,
-                           MatchResult, TimeControl, _key_values, load_openings, play_match,
+                           MatchResult, TimeControl, play_match,
                            stockfish_spec, sunfish_spec, zerosum_spec)
+from trainer.match_cli import key_values
+from trainer.openings import load_openings
 
 __all__ = ["Rung", "RungResult", "default_rungs", "ladder_main", "plot_ladder", "run_ladder",
            "write_table"]
@@ -300,10 +302,10 @@ def ladder_main(argv: list[str] | None = None) -> int:
             raise FileNotFoundError(f"net {weights} not found")
         engine = zerosum_spec(weights, name=args.name)
         engine = dataclasses.replace(engine, options={**engine.options,
-                                                      **_key_values(args.option)})
+                                                      **key_values(args.option)})
         keys = [k.strip() for k in args.rungs.split(",") if k.strip()] if args.rungs else None
         rungs = default_rungs(keys, maia_net=args.maia_net)
-        rung_games = {k: int(v) for k, v in _key_values(args.rung_games).items()}
+        rung_games = {k: int(v) for k, v in key_values(args.rung_games).items()}
         bad = [k for k, n in rung_games.items() if k not in {r.key for r in rungs} or n < 1]
         if bad:
             raise ValueError(f"--rung-games: {bad} are not rungs being played or not >= 1")
