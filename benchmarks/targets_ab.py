@@ -88,7 +88,7 @@ def target(rule: str, ev: OnnxEvaluator, board: chess.Board, visits: int,
         moves = search.tree.children(ROOT)[0]
         probs = root.improved_policy(search.tree)
         return ({pos.policy_index(int(m)): float(p) for m, p in zip(moves, probs)},
-                {"root_mean": root_value(search), "improved": root.improved_value(search.tree)})
+                {"root_mean": root_value(search), "improved": root.improved_value(search.tree)[0]})
     search.run_worker(lambda: False, node_limit=visits + 1)
     if rule == "forced":
         moves, n = pruned_root_visits(search.tree, params)

@@ -213,12 +213,20 @@ class GumbelRoot:
         p = np.exp(z)
         return np.asarray(p / p.sum())
 
-    def improved_value(self, tree: Any) -> float:
-        """The improved policy's expected completed Q (W-L for the root's side): the value the
-        search found for the position. The root's mean is no such value under sequential
-        halving, which spends its first phase's visits on every considered move alike."""
+    def improved_value(self, tree: Any) -> tuple[float, float]:
+        """The improved policy's expected completed (Q, D): W-L for the root's side and the
+        draw share, the value the search found for the position. The root's mean is no such
+        value under sequential halving, which spends its first phase's visits on every
+        considered move alike. Unvisited moves' D is the root's; D is kept within 1 - |Q| so
+        that W and L stay probabilities."""
         _, _, q = self._completed(tree)
-        return float(self.improved_policy(tree) @ q)
+        _, _, visits, _, d, _, bound, _, _ = tree.children(ROOT)
+        d = np.where(visits > 0, d, float(tree.node_stats(ROOT)[3])).astype(np.float64)
+        d[(bound == WIN) | (bound == LOSS)] = 0.0
+        d[bound == DRAW] = 1.0
+        pi = self.improved_policy(tree)
+        value = float(pi @ q)
+        return value, min(float(pi @ d), 1.0 - abs(value))
 
 
 def pruned_visits(priors: npt.NDArray[np.floating[Any]], visits: npt.NDArray[np.integer[Any]],

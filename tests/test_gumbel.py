@@ -122,11 +122,54 @@ def test_improved_value_is_the_best_moves_worth_not_the_roots_mean() -> None:
     params = GumbelParams(simulations=32, max_num_considered_actions=8, gumbel_scale=0.0)
     tree, root, _ = bandit(Tree, values, [1 / 8] * 8, params)
     root_mean = -float(tree.node_stats(ROOT)[2])
-    improved = root.improved_value(tree)
+    improved, draw = root.improved_value(tree)
     assert root_mean < 0.6 < improved <= 0.9
     policy = root.improved_policy(tree)
     q = np.asarray(values, np.float64)[tree.children(ROOT)[0]]
     assert improved == pytest.approx(float(policy @ q), abs=1e-6)
+    assert draw == 0.0  # the bandit's leaves back up no draws
+
+
+def test_improved_draw_share_keeps_w_and_l_probabilities() -> None:
+    # Leaves that are all draws or all decisive: the improved (Q, D) is their improved-policy
+    # mix, and W = (1 + Q - D) / 2 and L = (1 - Q - D) / 2 are never negative.
+    tree = Tree()
+    path = np.zeros(64, np.int32)
+    assert tree.select(path) == ROOT
+    tree.expand(ROOT, np.arange(3, dtype=np.int32), np.full(3, 1 / 3, np.float32))
+    tree.backup(ROOT, 0.0, 0.9, 0.0)
+    root = GumbelRoot(GumbelParams(simulations=12, gumbel_scale=0.0), np.random.default_rng(0))
+    root.begin(tree)
+    leaf_values = {0: (0.0, 1.0), 1: (-0.8, 0.2), 2: (0.9, 0.0)}  # (Q, D) for the leaf's side
+    while not root.done:
+        leaf = tree.select(path)
+        if leaf == SCHEDULE_DONE:
+            root.advance(tree)
+            continue
+        v, d = leaf_values[int(path[0])]
+        tree.backup(leaf, v, d, 0.0)
+        root.advance(tree)
+    q, d = root.improved_value(tree)
+    assert 0.0 <= d <= 1.0 - abs(q) + 1e-12
+    assert (1 + q - d) / 2 >= 0 and (1 - q - d) / 2 >= 0
+    assert q > 0.5  # move 1 (the leaf's side at -0.8) is the root side's best
+
+
+def test_value_target_keeps_the_search_value() -> None:
+    """A D inconsistent with Q (Q 0.9 with D 0.3) is capped, not renormalised: W - L stays Q."""
+    from trainer.replay import Batch
+    from trainer.train import value_target
+
+    n = 3
+    q = np.array([0.9, -0.5, 0.0], np.float32)
+    d = np.array([0.3, 0.2, 0.6], np.float32)
+    b = Batch(planes=np.zeros((n, 112, 8, 8), np.float32), policy=np.zeros((n, 1858), np.float32),
+              has_policy=np.ones(n, np.bool_), wdl=np.tile(np.float32([0, 1, 0]), (n, 1)),
+              root_q=q, root_d=d, plies_left=np.full(n, -1, np.float32))
+    t = value_target(b, 1.0)
+    assert np.allclose(t.sum(1), 1.0) and (t >= 0).all()
+    assert np.allclose(t[:, 0] - t[:, 2], q, atol=1e-6)
+    assert t[0, 1] == pytest.approx(0.1) and t[1, 1] == pytest.approx(0.2)
 
 
 class BishopOnB5:

@@ -382,10 +382,12 @@ class SelfPlayWorker:
         if g.gumbel is not None and g.gumbel.begun:
             # The root's mean under sequential halving averages moves visited for elimination,
             # not for their worth: measured against Stockfish it is a worse value than the net's.
-            g.root_q.append(g.gumbel.improved_value(g.search.tree))
+            q_imp, d_imp = g.gumbel.improved_value(g.search.tree)
+            g.root_q.append(q_imp)
+            g.root_d.append(d_imp)
         else:
             g.root_q.append(-float(q))  # node_stats' q is for the side that moved into the root
-        g.root_d.append(float(d))
+            g.root_d.append(float(d))
         g.policies.append(self._policy_target(g, ranked) if g.full else None)
         side = g.pos.turn()
         if best_q(ranked[0]) < cfg.resign_threshold and cfg.resign_threshold > -1:

@@ -90,10 +90,11 @@ def make_optimizer(model: Net, cfg: TrainConfig) -> torch.optim.Optimizer:
 
 
 def value_target(b: Batch, q_weight: float) -> np.ndarray:
-    """Blend of the game result and the root's WDL (from its Q = W-L and D)."""
-    q, d = b.root_q, b.root_d
-    root = np.stack([(1 + q - d) / 2, d, (1 - q - d) / 2], axis=1).clip(0, 1)
-    root /= root.sum(1, keepdims=True)
+    """Blend of the game result and the root's WDL (from its Q = W-L and D). D is capped at
+    1 - |Q| first: clipping a negative W or L and renormalising instead would pull Q toward 0."""
+    q = b.root_q.astype(np.float64).clip(-1, 1)
+    d = np.minimum(b.root_d.astype(np.float64).clip(0, 1), 1 - np.abs(q))
+    root = np.stack([(1 + q - d) / 2, d, (1 - q - d) / 2], axis=1)
     return ((1 - q_weight) * b.wdl + q_weight * root).astype(np.float32)
 
 
