@@ -39,9 +39,9 @@ import numpy.typing as npt
 from engine import contract
 from engine.board import Position
 from engine.evaluator import LatentModel, NetOutput
-from engine.mcts import COLLISION, FULL, ROOT, UNKNOWN, Tree
-from engine.search import (MAX_MOVES, MAX_PATH, MoveStats, SearchParams, SearchStats,
-                           prefer_by_value, softmax_priors)
+from engine.mcts import ROOT, UNKNOWN, Tree
+from engine.search import (MAX_MOVES, MAX_PATH, LeafSelection, MoveStats, SearchParams,
+                           SearchStats, prefer_by_value, softmax_priors)
 
 TERMINAL_REWARD = 0.5
 """Probability of a decisive reward above which a move is taken to end the game."""
@@ -157,22 +157,12 @@ class LatentSearch:
         """Leaves to evaluate as (node, parent node, action, depth); [(ROOT, ...)] when the root
         itself is unexpanded. Absorbing leaves are backed up on the spot. Call under the lock."""
         tree, stats, p = self.tree, self.stats, self.params
-        out: list[tuple[int, int, int, int]] = []
-        collisions = free = 0
-        while (len(out) < p.minibatch_size and len(out) + free < budget
-               and collisions < p.max_collisions and free < 4 * p.minibatch_size):
-            leaf = tree.select(path)
-            depth = tree.last_depth
-            if leaf == COLLISION:
-                collisions += 1
-                stats.collisions += 1
-                continue
-            if leaf == FULL:
-                stats.full = True
-                break
+        sel: LeafSelection[tuple[int, int, int, int]] = LeafSelection(
+            tree, path, stats, p, p.minibatch_size, budget)
+        for leaf, depth in sel:
             if leaf < 0:  # TERMINAL: the latent tree sets none, but a proof is a proof
                 stats.playouts += 1
-                free += 1
+                sel.free += 1
                 continue
             if leaf == ROOT:
                 # Unexpanded and not in flight (another worker's pending root collides).
@@ -186,11 +176,11 @@ class LatentSearch:
                 tree.backup(leaf, self._absorbing[parent], 0.0, 0.0)
                 stats.playouts += 1
                 stats.depth_sum += depth
-                free += 1
+                sel.free += 1
                 continue
             action = key[-1] if depth > 1 else self._root_action(key[0])
-            out.append((leaf, parent, action, depth))
-        return out
+            sel.batch.append((leaf, parent, action, depth))
+        return sel.batch
 
     def _root_action(self, move: int) -> int:
         assert self.root is not None
