@@ -41,7 +41,7 @@ from engine.board import Position
 from engine.evaluator import LatentModel, NetOutput
 from engine.mcts import ROOT, UNKNOWN, Tree
 from engine.search import (MAX_MOVES, MAX_PATH, LeafSelection, MoveStats, SearchParams,
-                           SearchStats, prefer_by_value, softmax_priors)
+                           SearchStats, ranked_root_moves, softmax_priors)
 
 TERMINAL_REWARD = 0.5
 """Probability of a decisive reward above which a move is taken to end the game."""
@@ -249,14 +249,8 @@ class LatentSearch:
     # ---------------------------------------------------------------- results
 
     def ranked_moves(self) -> list[MoveStats]:
-        """The root's moves, best first (by visits, then Q)."""
-        with self.lock:
-            moves, priors, visits, q, d, m, bound, plies, ids = self.tree.children(ROOT)
-        out = [MoveStats(int(moves[i]), float(priors[i]), int(visits[i]), float(q[i]),
-                         float(d[i]), float(m[i]), int(bound[i]), int(plies[i]), int(ids[i]))
-               for i in range(len(moves))]
-        out.sort(key=MoveStats.rank_key, reverse=True)
-        return prefer_by_value(out)
+        """The root's moves, best first (by visits, then Q: a latent tree proves nothing)."""
+        return ranked_root_moves(self.tree, self.lock)
 
     def pv(self, first: MoveStats, max_len: int = 32) -> list[int]:
         """The principal variation as engine moves: the most visited actions below ``first``,

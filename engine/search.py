@@ -505,13 +505,7 @@ class Search:
     def ranked_moves(self) -> list[MoveStats]:
         """The root's moves, best first: proven wins (shortest), then by visits and Q, proven
         draws among them, proven losses (longest) last."""
-        with self.lock:
-            moves, priors, visits, q, d, m, bound, plies, ids = self.tree.children(ROOT)
-        out = [MoveStats(int(moves[i]), float(priors[i]), int(visits[i]), float(q[i]),
-                         float(d[i]), float(m[i]), int(bound[i]), int(plies[i]), int(ids[i]))
-               for i in range(len(moves))]
-        out.sort(key=MoveStats.rank_key, reverse=True)
-        return prefer_by_value(out)
+        return ranked_root_moves(self.tree, self.lock)
 
     def pv(self, first: MoveStats, max_len: int = 32) -> list[int]:
         """The principal variation starting with ``first``: most visited children below it."""
@@ -529,6 +523,18 @@ class Search:
                 line.append(int(moves[best]))
                 node = int(ids[best])
         return line
+
+
+def ranked_root_moves(tree: Tree, lock: threading.Lock) -> list[MoveStats]:
+    """The root's moves in ``tree`` ranked (MoveStats.rank_key, then prefer_by_value), read
+    under ``lock``; the board search's and the latent search's."""
+    with lock:
+        moves, priors, visits, q, d, m, bound, plies, ids = tree.children(ROOT)
+    out = [MoveStats(int(moves[i]), float(priors[i]), int(visits[i]), float(q[i]),
+                     float(d[i]), float(m[i]), int(bound[i]), int(plies[i]), int(ids[i]))
+           for i in range(len(moves))]
+    out.sort(key=MoveStats.rank_key, reverse=True)
+    return prefer_by_value(out)
 
 
 def prefer_by_value(ranked: list[MoveStats]) -> list[MoveStats]:
