@@ -41,7 +41,7 @@ from engine.board import Position
 from engine.evaluator import LatentModel, NetOutput
 from engine.mcts import ROOT, UNKNOWN, Tree
 from engine.search import (MAX_MOVES, MAX_PATH, LeafSelection, MoveStats, SearchParams,
-                           SearchStats, ranked_root_moves, softmax_priors)
+                           SearchStats, ranked_root_moves, softmax_priors, visit_budget)
 
 TERMINAL_REWARD = 0.5
 """Probability of a decisive reward above which a move is taken to end the game."""
@@ -128,9 +128,7 @@ class LatentSearch:
         path = np.zeros(MAX_PATH, np.int32)
         while not should_stop():
             with self.lock:
-                budget = 1 << 30
-                if node_limit is not None:
-                    budget = node_limit - self.root_visits() - self._inflight()
+                budget = visit_budget(self.tree, node_limit)
                 done = budget <= 0 or self.stats.full
                 batch = [] if done else self._gather(path, budget)
                 if batch and batch[0][0] != ROOT:

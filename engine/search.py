@@ -312,9 +312,7 @@ class Search:
         batch = self.new_batch()
         while not should_stop():
             with self.lock:
-                budget = 1 << 30
-                if node_limit is not None:
-                    budget = node_limit - self.root_visits() - self._inflight()
+                budget = visit_budget(self.tree, node_limit)
                 done = budget <= 0 or self.stats.full
                 count = 0 if done else self.gather(batch, planes, 0, budget)
             if done:
@@ -523,6 +521,15 @@ class Search:
                 line.append(int(moves[best]))
                 node = int(ids[best])
         return line
+
+
+def visit_budget(tree: Tree, node_limit: int | None) -> int:
+    """Visits a worker may still start: the node limit less the root's visits and those in flight
+    (other workers' leaves), or 1 << 30 without a limit. Call under the search's lock."""
+    if node_limit is None:
+        return 1 << 30
+    visits, inflight = tree.node_stats(ROOT)[:2]
+    return node_limit - int(visits) - int(inflight)
 
 
 def ranked_root_moves(tree: Tree, lock: threading.Lock) -> list[MoveStats]:
