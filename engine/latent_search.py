@@ -39,9 +39,9 @@ import numpy.typing as npt
 from engine import contract
 from engine.board import Position
 from engine.evaluator import LatentModel, NetOutput
-from engine.mcts import COLLISION, FULL, ROOT, UNKNOWN, Tree
-from engine.search import (MAX_MOVES, MAX_PATH, MoveStats, SearchParams, SearchStats,
-                           prefer_by_value, softmax_priors)
+from engine.mcts import ROOT, UNKNOWN, Tree
+from engine.search import (MAX_MOVES, MAX_PATH, LeafSelection, MoveStats, SearchParams,
+                           SearchStats, ranked_root_moves, softmax_priors, visit_budget)
 
 TERMINAL_REWARD = 0.5
 """Probability of a decisive reward above which a move is taken to end the game."""
@@ -128,9 +128,7 @@ class LatentSearch:
         path = np.zeros(MAX_PATH, np.int32)
         while not should_stop():
             with self.lock:
-                budget = 1 << 30
-                if node_limit is not None:
-                    budget = node_limit - self.root_visits() - self._inflight()
+                budget = visit_budget(self.tree, node_limit)
                 done = budget <= 0 or self.stats.full
                 batch = [] if done else self._gather(path, budget)
                 if batch and batch[0][0] != ROOT:
@@ -157,22 +155,12 @@ class LatentSearch:
         """Leaves to evaluate as (node, parent node, action, depth); [(ROOT, ...)] when the root
         itself is unexpanded. Absorbing leaves are backed up on the spot. Call under the lock."""
         tree, stats, p = self.tree, self.stats, self.params
-        out: list[tuple[int, int, int, int]] = []
-        collisions = free = 0
-        while (len(out) < p.minibatch_size and len(out) + free < budget
-               and collisions < p.max_collisions and free < 4 * p.minibatch_size):
-            leaf = tree.select(path)
-            depth = tree.last_depth
-            if leaf == COLLISION:
-                collisions += 1
-                stats.collisions += 1
-                continue
-            if leaf == FULL:
-                stats.full = True
-                break
+        sel: LeafSelection[tuple[int, int, int, int]] = LeafSelection(
+            tree, path, stats, p, p.minibatch_size, budget)
+        for leaf, depth in sel:
             if leaf < 0:  # TERMINAL: the latent tree sets none, but a proof is a proof
                 stats.playouts += 1
-                free += 1
+                sel.free += 1
                 continue
             if leaf == ROOT:
                 # Unexpanded and not in flight (another worker's pending root collides).
@@ -186,11 +174,11 @@ class LatentSearch:
                 tree.backup(leaf, self._absorbing[parent], 0.0, 0.0)
                 stats.playouts += 1
                 stats.depth_sum += depth
-                free += 1
+                sel.free += 1
                 continue
             action = key[-1] if depth > 1 else self._root_action(key[0])
-            out.append((leaf, parent, action, depth))
-        return out
+            sel.batch.append((leaf, parent, action, depth))
+        return sel.batch
 
     def _root_action(self, move: int) -> int:
         assert self.root is not None
@@ -259,14 +247,8 @@ class LatentSearch:
     # ---------------------------------------------------------------- results
 
     def ranked_moves(self) -> list[MoveStats]:
-        """The root's moves, best first (by visits, then Q)."""
-        with self.lock:
-            moves, priors, visits, q, d, m, bound, plies, ids = self.tree.children(ROOT)
-        out = [MoveStats(int(moves[i]), float(priors[i]), int(visits[i]), float(q[i]),
-                         float(d[i]), float(m[i]), int(bound[i]), int(plies[i]), int(ids[i]))
-               for i in range(len(moves))]
-        out.sort(key=MoveStats.rank_key, reverse=True)
-        return prefer_by_value(out)
+        """The root's moves, best first (by visits, then Q: a latent tree proves nothing)."""
+        return ranked_root_moves(self.tree, self.lock)
 
     def pv(self, first: MoveStats, max_len: int = 32) -> list[int]:
         """The principal variation as engine moves: the most visited actions below ``first``,

@@ -17,7 +17,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Generic, Iterator, Protocol, TypeVar
 
 import chess
 import numpy as np
@@ -130,6 +130,44 @@ class SearchStats:
     tbhits: int = 0
     full: bool = False
     start: float = field(default_factory=time.monotonic)
+
+
+T = TypeVar("T")
+
+
+class LeafSelection(Generic[T]):
+    """The selection loop of a gather, as BatchBuilder.gather runs it in Cython; the reference
+    gather and the latent search's iterate this one. ``Tree.select`` (with virtual loss) goes on
+    while fewer than ``room`` leaves are in ``batch``, fewer than ``budget`` visits have started
+    (``batch`` and ``free``), fewer than ``max_collisions`` selections collided and fewer than 4 x
+    ``minibatch_size`` visits were free. Collisions, a full tree and a finished root schedule are
+    handled here; every other leaf is yielded as (leaf, depth) with the path to it in ``path``,
+    and the caller either appends its entry to ``batch`` (for the network) or adds 1 to ``free``
+    (backed up at once)."""
+
+    def __init__(self, tree: Tree, path: npt.NDArray[np.int32], stats: SearchStats,
+                 params: SearchParams, room: int, budget: int) -> None:
+        self.tree, self.path, self.stats, self.params = tree, path, stats, params
+        self.room, self.budget = room, budget
+        self.batch: list[T] = []
+        self.free = 0
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        tree, stats, p = self.tree, self.stats, self.params
+        collisions = 0
+        while (len(self.batch) < self.room and len(self.batch) + self.free < self.budget
+               and collisions < p.max_collisions and self.free < 4 * p.minibatch_size):
+            leaf = tree.select(self.path)
+            if leaf == COLLISION:
+                collisions += 1
+                stats.collisions += 1
+                continue
+            if leaf == FULL:
+                stats.full = True
+                return
+            if leaf == SCHEDULE_DONE:
+                return
+            yield leaf, tree.last_depth
 
 
 class RefCache:
@@ -274,9 +312,7 @@ class Search:
         batch = self.new_batch()
         while not should_stop():
             with self.lock:
-                budget = 1 << 30
-                if node_limit is not None:
-                    budget = node_limit - self.root_visits() - self._inflight()
+                budget = visit_budget(self.tree, node_limit)
                 done = budget <= 0 or self.stats.full
                 count = 0 if done else self.gather(batch, planes, 0, budget)
             if done:
@@ -371,29 +407,16 @@ class Search:
         tree, stats, p = self.tree, self.stats, self.params
         path = np.zeros(MAX_PATH, np.int32)
         movebuf = np.zeros(MAX_MOVES, np.int32)
-        pending = batch.pending = []
-        collisions = 0
-        free_nodes = 0
         room = min(p.minibatch_size, len(planes) - offset)
-        while (len(pending) < room and len(pending) + free_nodes < budget
-               and collisions < p.max_collisions and free_nodes < 4 * p.minibatch_size):
-            leaf = tree.select(path)
-            depth = tree.last_depth
-            if leaf == COLLISION:
-                collisions += 1
-                stats.collisions += 1
-                continue
-            if leaf == FULL:
-                stats.full = True
-                break
-            if leaf == SCHEDULE_DONE:
-                break
+        sel: LeafSelection[_Pending] = LeafSelection(tree, path, stats, p, room, budget)
+        pending = batch.pending = sel.batch
+        for leaf, depth in sel:
             stats.seldepth = max(stats.seldepth, depth)
             if leaf == TERMINAL:
                 stats.depth_sum += depth
                 stats.terminals += 1
                 stats.playouts += 1
-                free_nodes += 1
+                sel.free += 1
                 continue
             pos = self.root.copy()
             for i in range(depth):
@@ -404,7 +427,7 @@ class Search:
                 stats.depth_sum += depth
                 stats.terminals += 1
                 stats.playouts += 1
-                free_nodes += 1
+                sel.free += 1
                 continue
             moves = movebuf[:n].copy()
             key = (pos.key() ^ (pos.halfmove_clock() * 0x9E3779B97F4A7C15)
@@ -417,7 +440,7 @@ class Search:
                 stats.depth_sum += depth
                 stats.cache_hits += 1
                 stats.playouts += 1
-                free_nodes += 1
+                sel.free += 1
                 continue
             indices = np.fromiter((pos.policy_index(int(mv)) for mv in moves), np.int64, n)
             pos.encode(planes[offset + len(pending)])
@@ -480,13 +503,7 @@ class Search:
     def ranked_moves(self) -> list[MoveStats]:
         """The root's moves, best first: proven wins (shortest), then by visits and Q, proven
         draws among them, proven losses (longest) last."""
-        with self.lock:
-            moves, priors, visits, q, d, m, bound, plies, ids = self.tree.children(ROOT)
-        out = [MoveStats(int(moves[i]), float(priors[i]), int(visits[i]), float(q[i]),
-                         float(d[i]), float(m[i]), int(bound[i]), int(plies[i]), int(ids[i]))
-               for i in range(len(moves))]
-        out.sort(key=MoveStats.rank_key, reverse=True)
-        return prefer_by_value(out)
+        return ranked_root_moves(self.tree, self.lock)
 
     def pv(self, first: MoveStats, max_len: int = 32) -> list[int]:
         """The principal variation starting with ``first``: most visited children below it."""
@@ -504,6 +521,27 @@ class Search:
                 line.append(int(moves[best]))
                 node = int(ids[best])
         return line
+
+
+def visit_budget(tree: Tree, node_limit: int | None) -> int:
+    """Visits a worker may still start: the node limit less the root's visits and those in flight
+    (other workers' leaves), or 1 << 30 without a limit. Call under the search's lock."""
+    if node_limit is None:
+        return 1 << 30
+    visits, inflight = tree.node_stats(ROOT)[:2]
+    return node_limit - int(visits) - int(inflight)
+
+
+def ranked_root_moves(tree: Tree, lock: threading.Lock) -> list[MoveStats]:
+    """The root's moves in ``tree`` ranked (MoveStats.rank_key, then prefer_by_value), read
+    under ``lock``; the board search's and the latent search's."""
+    with lock:
+        moves, priors, visits, q, d, m, bound, plies, ids = tree.children(ROOT)
+    out = [MoveStats(int(moves[i]), float(priors[i]), int(visits[i]), float(q[i]),
+                     float(d[i]), float(m[i]), int(bound[i]), int(plies[i]), int(ids[i]))
+           for i in range(len(moves))]
+    out.sort(key=MoveStats.rank_key, reverse=True)
+    return prefer_by_value(out)
 
 
 def prefer_by_value(ranked: list[MoveStats]) -> list[MoveStats]:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from trainer.books import DEFAULT_OPENINGS
 from trainer.selfplay import SelfPlayConfig
 from engine.evaluator import default_net_path
-from trainer.train import TrainConfig
+from trainer.train import BaseTrainer, TrainConfig
 
 if TYPE_CHECKING:
     from trainer.loop import LoopConfig
@@ -145,17 +145,23 @@ def _train(a: argparse.Namespace) -> int:
     t = Trainer.create(a.init, _train_config(a, a.steps), a.out, resume=a.resume)
     window = ReplayWindow(a.data, a.window, a.dedup)
     print(f"window: {window.refresh()} positions; {json.dumps(window.stats())}")
-    print(f"net {t.model.cfg.name}: {t.model.num_params():,} parameters, from step {t.step}")
-    metrics = t.train(window, a.steps)
-    t.save()
-    t.close()
-    print(json.dumps({"step": t.step, "positions": t.positions, **metrics}))
+    train_and_report(t, window, a.steps)
     if a.export:
         kinds = sorted({str(r.get("kind", "self-play")) for r in _record_kinds(a.data)})
         extra = {"training": f"trainer train on records ({', '.join(kinds)})",
                  "data": [str(d) for d in a.data], "init": str(a.init)}
         print(json.dumps(export_and_check(t, Path(a.export), generation=-1, extra=extra)))
     return 0
+
+
+def train_and_report(t: BaseTrainer[Any, Any], data: Any, steps: int) -> None:
+    """The train commands' run (AlphaZero's and MuZero's): the net, training to ``steps`` with a
+    progress bar, a last checkpoint, the mean metrics."""
+    print(f"net {t.model.cfg.name}: {t.model.num_params():,} parameters, from step {t.step}")
+    metrics = t.train(data, steps)
+    t.save()
+    t.close()
+    print(json.dumps({"step": t.step, "positions": t.positions, **metrics}))
 
 
 def _record_kinds(dirs: list[str]) -> list[dict[str, Any]]:

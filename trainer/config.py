@@ -3,11 +3,30 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, ClassVar, Self
+
+
+class ConfigDict:
+    """``to_dict`` and ``from_dict`` of a config dataclass (checkpoints and ONNX metadata store
+    it as a dict). ``from_dict`` refuses fields the class lacks instead of dropping them: they
+    mean a net of another kind or from a newer trainer."""
+
+    unknown_hint: ClassVar[str] = ""
+    """said after the unknown fields in the error."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)  # type: ignore[call-overload]
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        unknown = set(d) - {f.name for f in fields(cls)}  # type: ignore[arg-type]
+        if unknown:
+            raise ValueError(f"unknown {cls.__name__} fields: {sorted(unknown)}{cls.unknown_hint}")
+        return cls(**d)
 
 
 @dataclass(frozen=True)
-class NetConfig:
+class NetConfig(ConfigDict):
     blocks: int = 6  # residual blocks in the tower
     filters: int = 64  # channels of the tower
     se_ratio: int = 4  # squeeze-excitation bottleneck: filters // se_ratio hidden units (0: no SE)
@@ -23,17 +42,6 @@ class NetConfig:
     # imported from ONNX (trainer/onnx_import.py), whose export folded away the statistics
     # training mode would need; fine-tuning then trains convolutions, scales and biases only.
     frozen_bn: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "NetConfig":
-        known = {f.name for f in fields(cls)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"unknown NetConfig fields: {sorted(unknown)}")
-        return cls(**d)
 
     @property
     def name(self) -> str:

@@ -16,7 +16,7 @@ import os
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 import onnx
@@ -49,25 +49,58 @@ def output_names(model: Net) -> list[str]:
     return names + [contract.MLH_NAME] if model.cfg.moves_left else names
 
 
-def to_onnx_bytes(model: Net) -> bytes:
-    """The serialized ONNX model (legacy TorchScript exporter, opset 17, dynamic batch)."""
-    model = copy.deepcopy(model).cpu().eval()
-    names = output_names(model)
+def onnx_bytes(module: nn.Module, args: tuple[Tensor, ...], inputs: list[str],
+               outputs: list[str]) -> bytes:
+    """``module`` serialized (legacy TorchScript exporter, opset 17, every axis 0 a dynamic
+    batch)."""
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = Path(tmp) / "net.onnx"
-        torch.onnx.export(
-            _Contract(model),
-            (torch.zeros(1, contract.NUM_PLANES, 8, 8),),
-            out,
-            input_names=[contract.INPUT_NAME],
-            output_names=names,
-            dynamic_axes={n: {0: "batch"} for n in [contract.INPUT_NAME, *names]},
-            opset_version=OPSET,
-            do_constant_folding=True,
-            dynamo=False,
-        )
+        torch.onnx.export(module, args, out, input_names=inputs, output_names=outputs,
+                          dynamic_axes={n: {0: "batch"} for n in inputs + outputs},
+                          opset_version=OPSET, do_constant_folding=True, dynamo=False)
         return out.read_bytes()
+
+
+def to_onnx_bytes(model: Net) -> bytes:
+    """The serialized contract ONNX model of ``model``."""
+    model = copy.deepcopy(model).cpu().eval()
+    return onnx_bytes(_Contract(model), (torch.zeros(1, contract.NUM_PLANES, 8, 8),),
+                      [contract.INPUT_NAME], output_names(model))
+
+
+def with_metadata(data: bytes, meta: dict[str, Any]) -> bytes:
+    """The ONNX model ``data`` with ``meta`` as its metadata_props (values that are not strings
+    as JSON), checked by onnx.checker."""
+    proto = onnx.load_from_string(data)
+    del proto.metadata_props[:]
+    for k, v in meta.items():
+        entry = proto.metadata_props.add()
+        entry.key = str(k)
+        entry.value = v if isinstance(v, str) else json.dumps(v)
+    onnx.checker.check_model(proto)
+    return proto.SerializeToString()
+
+
+T = TypeVar("T")
+
+
+def write_verified(files: list[tuple[Path, bytes]], check: Callable[[list[Path]], T]) -> T:
+    """Writes each (path, data) to a temp file beside its path, runs ``check`` on the temp files
+    (it raises when they are wrong), then moves them into place in the order given; returns what
+    ``check`` returned. A failed write or check touches no target; the temp files never outlive
+    the call."""
+    temps = [path.with_name(f".{path.name}.verify") for path, _ in files]
+    try:
+        for temp, (_, data) in zip(temps, files):
+            atomic_write(temp, lambda f, data=data: f.write(data))
+        result = check(temps)
+        for temp, (path, _) in zip(temps, files):
+            os.replace(temp, path)
+    finally:
+        for temp in temps:
+            temp.unlink(missing_ok=True)
+    return result
 
 
 def random_planes(batch: int, seed: int = 0) -> np.ndarray:
@@ -105,7 +138,6 @@ def export_onnx(
     disagree by more than 1e-3, leaving any existing file at ``path`` untouched.
     """
     path = Path(path)
-    proto = onnx.load_from_string(to_onnx_bytes(model))
     meta: dict[str, Any] = {
         "name": path.stem,
         "architecture": f"resnet {model.cfg.name}, lc0-style SE, conv policy head, WDL"
@@ -120,26 +152,15 @@ def export_onnx(
         "producer": "zerosum trainer",
     }
     meta.update(metadata or {})
-    del proto.metadata_props[:]
-    for k, v in meta.items():
-        entry = proto.metadata_props.add()
-        entry.key = str(k)
-        entry.value = v if isinstance(v, str) else json.dumps(v)
-    onnx.checker.check_model(proto)
-    data = proto.SerializeToString()
+    data = with_metadata(to_onnx_bytes(model), meta)
 
-    # Write a temp file beside the target, verify it, then move it into place.
-    check_path = path.with_name(f".{path.name}.verify")
-    atomic_write(check_path, lambda f: f.write(data))
-    try:
-        diff = verify(model, check_path)
+    def check(temps: list[Path]) -> float:
+        diff = verify(model, temps[0])
         if not diff <= TOLERANCE:
             raise RuntimeError(f"ONNX export of {path} differs from torch by {diff:.3g}")
-        os.replace(check_path, path)
-    finally:
-        if check_path.exists():
-            check_path.unlink()
-    return diff
+        return diff
+
+    return write_verified([(path, data)], check)
 
 
 def read_metadata(path: str | os.PathLike[str]) -> dict[str, str]:

@@ -19,9 +19,10 @@ from __future__ import annotations
 import json
 import math
 import time
+from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Generic, Self, TypeVar
 
 import numpy as np
 import torch
@@ -76,7 +77,7 @@ def lr_at(step: int, cfg: TrainConfig) -> float:
     raise ValueError(f"unknown schedule {cfg.schedule!r}")
 
 
-def make_optimizer(model: Net, cfg: TrainConfig) -> torch.optim.Optimizer:
+def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
     """AdamW or SGD+Nesterov; no weight decay on biases and norm parameters."""
     decay = [p for p in model.parameters() if p.dim() >= 2]
     rest = [p for p in model.parameters() if p.dim() < 2]
@@ -137,10 +138,24 @@ def checkpoints(ckpt_dir: Path) -> list[Path]:
     return sorted(ckpt_dir.glob("ckpt-*.pt"))
 
 
-class Trainer:
-    """A model, its optimizer and step counter, with checkpoints and logs in ``out_dir``."""
+M = TypeVar("M", bound=torch.nn.Module)
+"""The model a learner trains."""
+S = TypeVar("S")
+"""Where a learner's batches come from (a replay window, trajectory data)."""
 
-    def __init__(self, model: Net, cfg: TrainConfig, out_dir: str | Path,
+
+class BaseTrainer(Generic[M, S], ABC):
+    """A model, its optimizer and step counter, with checkpoints and logs in ``out_dir``: what the
+    AlphaZero and MuZero learners share. A subclass says how a checkpoint becomes a model
+    (:meth:`load`), how ``init`` does (:meth:`fresh_model`), how a batch is drawn from its data
+    (:meth:`sample`) and what its loss is (:meth:`loss`)."""
+
+    scalar_prefix = "train"
+    """TensorBoard tag prefix of the logged scalars."""
+    mode: str | None = None
+    """written into each checkpoint's metadata (``"mode"``) when set, so loaders can tell kinds."""
+
+    def __init__(self, model: M, cfg: TrainConfig, out_dir: str | Path,
                  state: dict[str, Any] | None = None) -> None:
         self.cfg = cfg
         self.out_dir = Path(out_dir)
@@ -150,7 +165,7 @@ class Trainer:
         if cfg.device.startswith("cuda") and not torch.cuda.is_available():
             raise SystemExit("--device cuda was asked for but torch sees no GPU here")
         torch.set_num_threads(cfg.threads)
-        self.model = model.to(self.device)
+        self.model: M = model.to(self.device)
         self.optimizer = make_optimizer(self.model, cfg)
         self.step = 0
         self.positions = 0
@@ -161,26 +176,36 @@ class Trainer:
             self.positions = int(state.get("metadata", {}).get("positions", 0))
         self._writer: Any = None
 
+    @staticmethod
+    @abstractmethod
+    def load(path: str | Path) -> tuple[M, dict[str, Any]]:
+        """The model in checkpoint ``path`` and the checkpoint dict."""
+
+    @staticmethod
+    @abstractmethod
+    def fresh_model(init: Any) -> M:
+        """The model to start from when there is no checkpoint to resume (weights only)."""
+
+    @abstractmethod
+    def sample(self, data: S, rng: np.random.Generator) -> Any:
+        """The batch of one step, drawn with ``rng`` (seeded by (seed, step))."""
+
+    @abstractmethod
+    def loss(self, batch: Any) -> tuple[torch.Tensor, dict[str, float]]:
+        """The weighted loss of ``batch`` and its parts as floats (with "loss", "policy_loss"
+        and "value_loss" for the progress bar)."""
+
     @classmethod
-    def create(cls, init: str | NetConfig, cfg: TrainConfig, out_dir: str | Path,
-               resume: bool = True) -> "Trainer":
+    def create(cls, init: Any, cfg: TrainConfig, out_dir: str | Path,
+               resume: bool = True) -> Self:
         """Resumes from the newest checkpoint in ``out_dir`` when there is one (and ``resume``),
-        else starts from ``init``: a preset name, a NetConfig, a checkpoint path or an ONNX net
-        this trainer exported (weights only: the step count and optimizer start afresh)."""
+        else starts from :meth:`fresh_model` of ``init`` (the step count and optimizer afresh)."""
         found = checkpoints(Path(out_dir) / "checkpoints") if resume else []
         if found:
-            model, state = load_model(found[-1])
+            model, state = cls.load(found[-1])
             return cls(model, cfg, out_dir, state)
         torch.manual_seed(cfg.seed)
-        if isinstance(init, NetConfig):
-            return cls(Net(init), cfg, out_dir)
-        if str(init).endswith(".onnx"):
-            from trainer.onnx_import import model_from_onnx
-            return cls(model_from_onnx(init), cfg, out_dir)
-        if str(init).endswith(".pt"):
-            model, _ = load_model(init)
-            return cls(model, cfg, out_dir)
-        return cls(Net(get_config(str(init))), cfg, out_dir)
+        return cls(cls.fresh_model(init), cfg, out_dir)
 
     @property
     def writer(self) -> Any:
@@ -197,35 +222,38 @@ class Trainer:
         """Writes ``ckpt-<step>.pt`` atomically and removes all but the last ``keep``."""
         path = self.ckpt_dir / f"ckpt-{self.step:08d}.pt"
         meta = {"positions": self.positions, "train_config": asdict(self.cfg), **(extra or {})}
-        save_checkpoint(path, self.model, self.step, self.optimizer, meta)
+        if self.mode is not None:
+            meta["mode"] = self.mode
+        save_checkpoint(path, self.model, self.step, self.optimizer, meta)  # type: ignore[arg-type]
         for old in checkpoints(self.ckpt_dir)[:-max(1, self.cfg.keep)]:
             old.unlink(missing_ok=True)
         return path
 
-    def train(self, window: ReplayWindow, until_step: int,
+    def train(self, data: S, until_step: int,
               should_stop: Callable[[], bool] = lambda: False,
-              progress: bool = True, tag: str = "train") -> dict[str, float]:
-        """Trains until ``until_step`` (a global step count); returns the mean metrics."""
+              progress: bool = True, tag: str | None = None) -> dict[str, float]:
+        """Trains until ``until_step`` (a global step count); returns the mean metrics. ``tag``
+        (the progress bar's and the log's) defaults to :attr:`scalar_prefix`."""
         from tqdm import tqdm
 
         cfg = self.cfg
+        tag = self.scalar_prefix if tag is None else tag
         self.model.train()
         sums: dict[str, float] = {}
         count = 0
         window_sums: dict[str, float] = {}
         window_n = 0
         t0 = time.monotonic()
-        log_path = self.out_dir / "train_log.jsonl"
         bar = tqdm(total=until_step, initial=self.step, desc=tag, unit="step",
                    dynamic_ncols=True, mininterval=1.0, disable=not progress)
         try:
             while self.step < until_step and not should_stop():
                 rng = np.random.default_rng([cfg.seed, self.step])
-                b = window.sample(cfg.batch_size, rng)
+                b = self.sample(data, rng)
                 lr = lr_at(self.step, cfg)
                 for g in self.optimizer.param_groups:
                     g["lr"] = lr
-                loss, m = compute_losses(self.model, b, cfg, self.device)
+                loss, m = self.loss(b)
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 gnorm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.clip)
@@ -242,16 +270,7 @@ class Trainer:
                 bar.set_postfix(loss=f"{m['loss']:.3f}", pol=f"{m['policy_loss']:.3f}",
                                 val=f"{m['value_loss']:.3f}", lr=f"{lr:.1e}")
                 if self.step % cfg.log_every == 0 or self.step == until_step:
-                    rec: dict[str, Any] = {"step": self.step, "positions": self.positions, "lr": lr,
-                           "time": time.time(), "tag": tag,
-                           **{k: v / window_n for k, v in window_sums.items()}}
-                    with open(log_path, "a") as f:
-                        f.write(json.dumps(rec) + "\n")
-                    if self.writer is not None:
-                        for k, v in rec.items():
-                            if k not in ("step", "time", "tag"):
-                                self.writer.add_scalar(f"train/{k}", v, self.step)
-                        self.writer.flush()
+                    self._log(lr, tag, {k: v / window_n for k, v in window_sums.items()})
                     window_sums, window_n = {}, 0
                 if self.step % cfg.checkpoint_every == 0:
                     self.save()
@@ -261,6 +280,45 @@ class Trainer:
         out["steps_per_s"] = count / max(1e-9, time.monotonic() - t0)
         return out
 
+    def _log(self, lr: float, tag: str, means: dict[str, float]) -> None:
+        """One line of ``train_log.jsonl`` and the same scalars to TensorBoard."""
+        rec: dict[str, Any] = {"step": self.step, "positions": self.positions, "lr": lr,
+                               "time": time.time(), "tag": tag, **means}
+        with open(self.out_dir / "train_log.jsonl", "a") as f:
+            f.write(json.dumps(rec) + "\n")
+        if self.writer is not None:
+            for k, v in rec.items():
+                if k not in ("step", "time", "tag"):
+                    self.writer.add_scalar(f"{self.scalar_prefix}/{k}", v, self.step)
+            self.writer.flush()
+
     def close(self) -> None:
         if self._writer:
             self._writer.close()
+
+
+class Trainer(BaseTrainer[Net, ReplayWindow]):
+    """The AlphaZero learner: one net, trained on samples of a replay window."""
+
+    @staticmethod
+    def load(path: str | Path) -> tuple[Net, dict[str, Any]]:
+        return load_model(path)
+
+    @staticmethod
+    def fresh_model(init: str | NetConfig) -> Net:
+        """``init``: a preset name, a NetConfig, a checkpoint path or an ONNX net this trainer
+        exported."""
+        if isinstance(init, NetConfig):
+            return Net(init)
+        if str(init).endswith(".onnx"):
+            from trainer.onnx_import import model_from_onnx
+            return model_from_onnx(init)
+        if str(init).endswith(".pt"):
+            return load_model(init)[0]
+        return Net(get_config(str(init)))
+
+    def sample(self, data: ReplayWindow, rng: np.random.Generator) -> Batch:
+        return data.sample(self.cfg.batch_size, rng)
+
+    def loss(self, batch: Batch) -> tuple[torch.Tensor, dict[str, float]]:
+        return compute_losses(self.model, batch, self.cfg, self.device)

@@ -10,6 +10,7 @@ from trainer.muzero.model import PRESETS
 
 
 def _train(a: argparse.Namespace) -> int:
+    from trainer.cli_rl import train_and_report
     from trainer.muzero.data import TrajectoryData, record_files
     from trainer.muzero.train import MuZeroTrainConfig, MuZeroTrainer
 
@@ -25,11 +26,7 @@ def _train(a: argparse.Namespace) -> int:
     print(f"{len(files)} record files, {len(data)} positions, "
           f"{int(data.follows.sum())} with a known next move")
     t = MuZeroTrainer.create(a.init, cfg, a.out, resume=a.resume)
-    print(f"net {t.model.cfg.name}: {t.model.num_params():,} parameters, from step {t.step}")
-    metrics = t.train(data, a.steps)
-    t.save()
-    t.close()
-    print(json.dumps({"step": t.step, "positions": t.positions, **metrics}))
+    train_and_report(t, data, a.steps)
     if a.export:
         from trainer.muzero.export import export_muzero
 

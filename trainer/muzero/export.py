@@ -13,22 +13,17 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-import json
 import os
-import tempfile
-import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import onnx
 import onnxruntime as ort
 import torch
 from torch import Tensor, nn
 
 from engine import contract
-from trainer.checkpoint import atomic_write
-from trainer.export import OPSET, TOLERANCE, random_planes
+from trainer.export import TOLERANCE, onnx_bytes, random_planes, with_metadata, write_verified
 from trainer.muzero.model import MuZeroNet
 
 INITIAL_OUTPUTS = [contract.POLICY_NAME, contract.WDL_NAME, contract.STATE_NAME]
@@ -65,17 +60,6 @@ def recurrent_path(path: str | os.PathLike[str]) -> Path:
     return p.with_name(p.stem + ".recurrent.onnx")
 
 
-def _onnx_bytes(module: nn.Module, args: tuple[Tensor, ...], inputs: list[str],
-                outputs: list[str]) -> bytes:
-    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        out = Path(tmp) / "net.onnx"
-        torch.onnx.export(module, args, out, input_names=inputs, output_names=outputs,
-                          dynamic_axes={n: {0: "batch"} for n in inputs + outputs},
-                          opset_version=OPSET, do_constant_folding=True, dynamo=False)
-        return out.read_bytes()
-
-
 def sample_inputs(model: MuZeroNet, batch: int = 16, seed: int = 0) -> dict[str, np.ndarray]:
     """Random planes, the states h makes of them, and random actions: inputs of both graphs."""
     planes = random_planes(batch, seed)
@@ -106,17 +90,6 @@ def verify(model: MuZeroNet, initial: str | os.PathLike[str], recurrent: str | o
     return diff(ref_i, got_i), diff(ref_r, got_r)
 
 
-def _with_metadata(data: bytes, meta: dict[str, Any]) -> bytes:
-    proto = onnx.load_from_string(data)
-    del proto.metadata_props[:]
-    for k, v in meta.items():
-        entry = proto.metadata_props.add()
-        entry.key = str(k)
-        entry.value = v if isinstance(v, str) else json.dumps(v)
-    onnx.checker.check_model(proto)
-    return proto.SerializeToString()
-
-
 def export_muzero(model: MuZeroNet, path: str | os.PathLike[str],
                   metadata: dict[str, Any] | None = None) -> dict[str, Any]:
     """Writes ``path`` (initial inference) and its recurrent graph beside it, both verified;
@@ -137,26 +110,23 @@ def export_muzero(model: MuZeroNet, path: str | os.PathLike[str],
         "contract_version": contract.CONTRACT_VERSION, "producer": "zerosum trainer (muzero)",
     }
     meta.update(metadata or {})
-    initial = _with_metadata(
-        _onnx_bytes(_Initial(model), (torch.zeros(1, contract.NUM_PLANES, 8, 8),),
-                    [contract.INPUT_NAME], INITIAL_OUTPUTS),
+    initial = with_metadata(
+        onnx_bytes(_Initial(model), (torch.zeros(1, contract.NUM_PLANES, 8, 8),),
+                   [contract.INPUT_NAME], INITIAL_OUTPUTS),
         {**meta, contract.RECURRENT_KEY: rec_path.name})
-    recurrent = _with_metadata(
-        _onnx_bytes(_Recurrent(model), (state, torch.zeros(1, dtype=torch.int64)),
-                    RECURRENT_INPUTS, RECURRENT_OUTPUTS),
+    recurrent = with_metadata(
+        onnx_bytes(_Recurrent(model), (state, torch.zeros(1, dtype=torch.int64)),
+                   RECURRENT_INPUTS, RECURRENT_OUTPUTS),
         {**meta, contract.MODE_KEY: contract.MUZERO_MODE + "-recurrent"})
-    checks = [path.with_name(f".{path.name}.verify"), rec_path.with_name(f".{rec_path.name}.verify")]
-    try:
-        atomic_write(checks[0], lambda f: f.write(initial))
-        atomic_write(checks[1], lambda f: f.write(recurrent))
-        d_init, d_rec = verify(model, checks[0], checks[1])
+
+    def check(temps: list[Path]) -> tuple[float, float]:
+        d_init, d_rec = verify(model, temps[1], temps[0])
         if not (d_init <= TOLERANCE and d_rec <= TOLERANCE):
             raise RuntimeError(f"MuZero export of {path} differs from torch: initial "
                                f"{d_init:.3g}, recurrent {d_rec:.3g}")
-        os.replace(checks[1], rec_path)
-        os.replace(checks[0], path)
-    finally:
-        for c in checks:
-            c.unlink(missing_ok=True)
+        return d_init, d_rec
+
+    # the recurrent graph goes into place first: an initial graph on disk always has its partner
+    d_init, d_rec = write_verified([(rec_path, recurrent), (path, initial)], check)
     return {"out": str(path), "recurrent": str(rec_path), "max_abs_diff_initial": d_init,
             "max_abs_diff_recurrent": d_rec}

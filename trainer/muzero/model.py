@@ -21,8 +21,8 @@ reward only at the game's end, the value of a move is reward - value(next state)
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import chess
 import numpy as np
@@ -31,13 +31,14 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from engine import contract
+from trainer.config import ConfigDict
 from trainer.model import POLICY_PLANES, ConvBN, ResBlock, policy_map
 
 ACTION_PLANES = 5
 
 
 @dataclass(frozen=True)
-class MuZeroConfig:
+class MuZeroConfig(ConfigDict):
     repr_blocks: int = 6  # residual blocks of h (the AlphaZero tower)
     dyn_blocks: int = 2  # residual blocks of g
     pred_blocks: int = 1  # residual blocks of f before its heads
@@ -48,17 +49,7 @@ class MuZeroConfig:
     value_hidden: int = 128
     reward_channels: int = 8
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "MuZeroConfig":
-        known = {f.name for f in fields(cls)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"unknown MuZeroConfig fields: {sorted(unknown)} (is this a "
-                             "MuZero checkpoint?)")
-        return cls(**d)
+    unknown_hint = " (is this a MuZero checkpoint?)"
 
     @property
     def name(self) -> str:

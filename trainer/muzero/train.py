@@ -13,28 +13,26 @@ a mean over the samples that have that target at that step (see data.py for the 
 state passed into g at each step has its gradient halved (``scale_gradient(s, 0.5)``), so the
 dynamics' total gradient stays bounded however deep the unroll.
 
-Checkpoints, resume, logs and progress bars follow trainer/train.py: the batch of step t comes
-from a generator seeded by (seed, t), so a resumed run replays the batches an uninterrupted one
-would have drawn; checkpoints are written atomically by trainer/checkpoint.py.
+Checkpoints, resume, logs and progress bars are trainer/train.py's BaseTrainer: the batch of step
+t comes from a generator seeded by (seed, t), so a resumed run replays the batches an
+uninterrupted one would have drawn; checkpoints are written atomically by trainer/checkpoint.py.
 """
 
 from __future__ import annotations
 
-import json
-import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from trainer.checkpoint import load_checkpoint, restore_optimizer, save_checkpoint
+from trainer.checkpoint import load_checkpoint
 from trainer.muzero.data import TrajectoryBatch, TrajectoryData
 from trainer.muzero.model import MuZeroConfig, MuZeroNet, get_config
-from trainer.train import TrainConfig, checkpoints, lr_at, make_optimizer
+from trainer.train import BaseTrainer, TrainConfig
 
 MODE = "muzero"
 
@@ -108,124 +106,32 @@ def load_muzero(path: str | Path) -> tuple[MuZeroNet, dict[str, Any]]:
     return model, state
 
 
-class MuZeroTrainer:
-    """A MuZero model, its optimizer and step counter, checkpoints and logs in ``out_dir``."""
+class MuZeroTrainer(BaseTrainer[MuZeroNet, TrajectoryData]):
+    """The MuZero learner: trajectory batches unrolled K steps; checkpoints marked ``mode``."""
+
+    scalar_prefix = "muzero"
+    mode = MODE
 
     def __init__(self, model: MuZeroNet, cfg: MuZeroTrainConfig, out_dir: str | Path,
                  state: dict[str, Any] | None = None) -> None:
-        self.cfg = cfg
-        self.out_dir = Path(out_dir)
-        self.ckpt_dir = self.out_dir / "checkpoints"
-        self.out_dir.mkdir(parents=True, exist_ok=True)
-        self.device = torch.device(cfg.device)
-        if cfg.device.startswith("cuda") and not torch.cuda.is_available():
-            raise SystemExit("--device cuda was asked for but torch sees no GPU here")
-        torch.set_num_threads(cfg.threads)
-        self.model = model.to(self.device)
-        self.optimizer = make_optimizer(self.model, cfg)  # type: ignore[arg-type]
-        self.step = 0
-        self.positions = 0
-        if state is not None:
-            if state.get("optimizer") is not None:
-                restore_optimizer(self.optimizer, state)
-            self.step = int(state["step"])
-            self.positions = int(state.get("metadata", {}).get("positions", 0))
-        self._writer: Any = None
+        super().__init__(model, cfg, out_dir, state)
+        self.cfg: MuZeroTrainConfig = cfg
 
-    @classmethod
-    def create(cls, init: str | MuZeroConfig, cfg: MuZeroTrainConfig, out_dir: str | Path,
-               resume: bool = True) -> "MuZeroTrainer":
-        """Resumes from the newest checkpoint in ``out_dir`` (when ``resume``), else starts from
-        ``init``: a preset name, a MuZeroConfig, or a MuZero checkpoint (weights only)."""
-        found = checkpoints(Path(out_dir) / "checkpoints") if resume else []
-        if found:
-            model, state = load_muzero(found[-1])
-            return cls(model, cfg, out_dir, state)
-        torch.manual_seed(cfg.seed)
+    @staticmethod
+    def load(path: str | Path) -> tuple[MuZeroNet, dict[str, Any]]:
+        return load_muzero(path)
+
+    @staticmethod
+    def fresh_model(init: str | MuZeroConfig) -> MuZeroNet:
+        """``init``: a preset name, a MuZeroConfig, or a MuZero checkpoint."""
         if isinstance(init, MuZeroConfig):
-            return cls(MuZeroNet(init), cfg, out_dir)
+            return MuZeroNet(init)
         if str(init).endswith(".pt"):
-            return cls(load_muzero(init)[0], cfg, out_dir)
-        return cls(MuZeroNet(get_config(str(init))), cfg, out_dir)
+            return load_muzero(init)[0]
+        return MuZeroNet(get_config(str(init)))
 
-    @property
-    def writer(self) -> Any:
-        if self._writer is None:
-            try:
-                from torch.utils.tensorboard import SummaryWriter
-                self._writer = SummaryWriter(log_dir=str(self.out_dir / "tb"))
-            except ImportError:
-                self._writer = False
-        return self._writer or None
+    def sample(self, data: TrajectoryData, rng: np.random.Generator) -> TrajectoryBatch:
+        return data.sample(self.cfg.batch_size, self.cfg.unroll, rng, self.cfg.q_weight)
 
-    def save(self, extra: dict[str, Any] | None = None) -> Path:
-        path = self.ckpt_dir / f"ckpt-{self.step:08d}.pt"
-        meta = {"positions": self.positions, "train_config": asdict(self.cfg), **(extra or {}),
-                "mode": MODE}
-        save_checkpoint(path, self.model, self.step, self.optimizer, meta)  # type: ignore[arg-type]
-        for old in checkpoints(self.ckpt_dir)[:-max(1, self.cfg.keep)]:
-            old.unlink(missing_ok=True)
-        return path
-
-    def train(self, data: TrajectoryData, until_step: int,
-              should_stop: Callable[[], bool] = lambda: False,
-              progress: bool = True, tag: str = "muzero") -> dict[str, float]:
-        """Trains until the global step ``until_step``; returns the mean metrics."""
-        from tqdm import tqdm
-
-        cfg = self.cfg
-        self.model.train()
-        sums: dict[str, float] = {}
-        window: dict[str, float] = {}
-        count = window_n = 0
-        t0 = time.monotonic()
-        bar = tqdm(total=until_step, initial=self.step, desc=tag, unit="step",
-                   dynamic_ncols=True, mininterval=1.0, disable=not progress)
-        try:
-            while self.step < until_step and not should_stop():
-                rng = np.random.default_rng([cfg.seed, self.step])
-                b = data.sample(cfg.batch_size, cfg.unroll, rng, cfg.q_weight)
-                lr = lr_at(self.step, cfg)
-                for g in self.optimizer.param_groups:
-                    g["lr"] = lr
-                loss, m = unrolled_loss(self.model, b, cfg, self.device)
-                self.optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                m["grad_norm"] = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(),
-                                                                      cfg.clip))
-                self.optimizer.step()
-                self.step += 1
-                self.positions += len(b.planes)
-                for k, v in m.items():
-                    sums[k] = sums.get(k, 0.0) + v
-                    window[k] = window.get(k, 0.0) + v
-                count += 1
-                window_n += 1
-                bar.update(1)
-                bar.set_postfix(loss=f"{m['loss']:.3f}", pol=f"{m['policy_loss']:.3f}",
-                                val=f"{m['value_loss']:.3f}", lr=f"{lr:.1e}")
-                if self.step % cfg.log_every == 0 or self.step == until_step:
-                    self._log(lr, tag, {k: v / window_n for k, v in window.items()})
-                    window, window_n = {}, 0
-                if self.step % cfg.checkpoint_every == 0:
-                    self.save()
-        finally:
-            bar.close()
-        out = {k: v / count for k, v in sums.items()} if count else {}
-        out["steps_per_s"] = count / max(1e-9, time.monotonic() - t0)
-        return out
-
-    def _log(self, lr: float, tag: str, means: dict[str, float]) -> None:
-        rec: dict[str, Any] = {"step": self.step, "positions": self.positions, "lr": lr,
-                               "time": time.time(), "tag": tag, **means}
-        with open(self.out_dir / "train_log.jsonl", "a") as f:
-            f.write(json.dumps(rec) + "\n")
-        if self.writer is not None:
-            for k, v in rec.items():
-                if k not in ("step", "time", "tag"):
-                    self.writer.add_scalar(f"muzero/{k}", v, self.step)
-            self.writer.flush()
-
-    def close(self) -> None:
-        if self._writer:
-            self._writer.close()
+    def loss(self, batch: TrajectoryBatch) -> tuple[Tensor, dict[str, float]]:
+        return unrolled_loss(self.model, batch, self.cfg, self.device)
