@@ -1,0 +1,68 @@
+"""A self-play run's table by generation, from its history files (and held-out figures per net).
+
+    PYTHONPATH=. python benchmarks/run_table.py --run runs/rl --heldout runs/sf-heldout
+
+One markdown row per generation: self-play games and positions (and the running total, the
+run's warm-start data counted first), training steps so far, the evaluation against generation
+0 (W-D-L, Elo with its 95% interval), self-play positions per second, and with ``--heldout``
+(Stockfish-labelled records kept out of training, as benchmarks/heldout.py reads them) each
+generation's net's policy top-1 and value correlation with Stockfish.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from benchmarks.heldout import agreement
+from trainer.records import Record, list_records
+
+
+def positions_in(dirs: list[str]) -> int:
+    return sum(len(Record.load(p)) for d in dirs for p in list_records(Path(d)))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--run", required=True, help="the loop's --dir")
+    ap.add_argument("--heldout", nargs="*", default=[], help="Stockfish-labelled record dirs")
+    a = ap.parse_args()
+    run = Path(a.run)
+    cfg = json.loads((run / "config.json").read_text())
+    total = positions_in(cfg.get("extra_data", []))
+    files = sorted(p for d in a.heldout for p in Path(d).glob("*.npz"))
+    print(f"warm-start positions: {total}")
+    head = "| gen | games | positions | total | steps | vs gen 0 W-D-L | Elo vs gen 0 | pos/s |"
+    if files:
+        head += " held-out top-1 | value corr |"
+        base = agreement(str(run / "nets" / "gen-0000.onnx"), files)
+        print(f"generation 0 held-out: top-1 {base['policy_top1']:.3f}, "
+              f"value corr {base['value_corr']:.3f} ({base['positions']} positions)")
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    for path in sorted((run / "history").glob("gen-*.json")):
+        h = json.loads(path.read_text())
+        parts = h.get("selfplay_parts", [])
+        games = sum(p["games"] for p in parts)
+        pos = sum(p["positions"] for p in parts)
+        secs = sum(p["seconds"] for p in parts)
+        total += pos
+        ref = h.get("evaluate", {}).get("reference")
+        if ref:
+            wdl = f"{ref['wins']}-{ref['draws']}-{ref['losses']}"
+            elo = f"{ref['elo']:+.0f} ± {ref['error']:.0f}"
+        else:
+            wdl = elo = "-"
+        row = (f"| {h['generation']} | {games} | {pos:,} | {total:,} | "
+               f"{h.get('train', {}).get('step', '-')} | {wdl} | {elo} | "
+               f"{pos / max(secs, 1e-9):.0f} |")
+        net = run / "nets" / f"gen-{h['generation']:04d}.onnx"
+        if files and net.exists():
+            m = agreement(str(net), files)
+            row += f" {m['policy_top1']:.3f} | {m['value_corr']:.3f} |"
+        print(row)
+
+
+if __name__ == "__main__":
+    main()
