@@ -15,8 +15,9 @@ opening, then at ``temp_end`` (0: the most visited).
 ``root`` picks how full searches treat the root (engine/gumbel.py): "puct" (Dirichlet noise,
 visit-count targets; with ``forced_playouts`` > 0, KataGo's forced playouts and the pruned
 visits as the target) or "gumbel" (Gumbel AlphaZero: no Dirichlet noise, sequential halving over
-``gumbel_considered`` moves, the improved policy as the target, the move the Gumbel search picks
-with its noise for ``temp_plies`` plies and without it after). A side resigns after ``resign_plies``
+``gumbel_considered`` moves, the improved policy as the target and its expected Q and D as the
+root's value, the move the Gumbel search picks with its noise for ``temp_plies`` plies and
+without it after). A side resigns after ``resign_plies``
 consecutive own moves whose best Q is below ``resign_threshold``; a ``resign_playout`` share of
 games never resigns and records when it would have, to measure false resignations.
 
