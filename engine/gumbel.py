@@ -207,7 +207,10 @@ class GumbelRoot:
 
     def improved_policy(self, tree: Any) -> npt.NDArray[np.float64]:
         """softmax(logits + sigma(completed q)) over the root's edges (sums to 1)."""
-        logits, visits, q = self._completed(tree)
+        return self._improved(*self._completed(tree))
+
+    def _improved(self, logits: npt.NDArray[np.float64], visits: npt.NDArray[np.int64],
+                  q: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         z = logits + sigma(q, visits, self.params)
         z -= z.max()
         p = np.exp(z)
@@ -219,12 +222,12 @@ class GumbelRoot:
         value under sequential halving, which spends its first phase's visits on every
         considered move alike. Unvisited moves' D is the root's; D is kept within 1 - |Q| so
         that W and L stay probabilities."""
-        _, _, q = self._completed(tree)
-        _, _, visits, _, d, _, bound, _, _ = tree.children(ROOT)
+        logits, visits, q = self._completed(tree)
+        pi = self._improved(logits, visits, q)
+        _, _, _, _, d, _, bound, _, _ = tree.children(ROOT)
         d = np.where(visits > 0, d, float(tree.node_stats(ROOT)[3])).astype(np.float64)
         d[(bound == WIN) | (bound == LOSS)] = 0.0
         d[bound == DRAW] = 1.0
-        pi = self.improved_policy(tree)
         value = float(pi @ q)
         return value, min(float(pi @ d), 1.0 - abs(value))
 
