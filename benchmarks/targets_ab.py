@@ -12,6 +12,9 @@ training step pulls the net toward it). The value targets each rule could record
 own W-L; the root's mean Q; for Gumbel also the improved policy's expected Q) are scored against
 Stockfish's W-L at the same depth: mean absolute error and correlation. Prints one JSON line per
 rule. ``--games`` may be a PGN of self-play games, to score targets where self-play records them.
+``--gumbel-scales`` scores the Gumbel target at several c_scale values (GumbelParams.value_scale:
+how far the completed Q moves the improved policy away from the prior); ``sf_move_logloss`` is the
+cross-entropy a net trained to the target would pay on Stockfish's move, mean -log(mass).
 
     python benchmarks/targets_ab.py --positions 300 --visits 32 64
 """
@@ -63,7 +66,7 @@ def positions(path: Path, count: int, seed: int) -> list[chess.Board]:
 
 
 def target(rule: str, ev: OnnxEvaluator, board: chess.Board, visits: int,
-           seed: int) -> tuple[dict[int, float], dict[str, float]]:
+           seed: int, c_scale: float = 0.1) -> tuple[dict[int, float], dict[str, float]]:
     """The policy target (policy index -> probability) ``rule`` records for ``board``, and its
     value targets (W-L for the side to move) by name."""
     pos = Position.from_board(board)
@@ -82,7 +85,7 @@ def target(rule: str, ev: OnnxEvaluator, board: chess.Board, visits: int,
     search = Search(ev, params)
     search.set_position(pos, hist)
     if rule == "gumbel":
-        root = run_search(search, GumbelParams(simulations=visits,
+        root = run_search(search, GumbelParams(simulations=visits, value_scale=c_scale,
                                                prior_temperature=params.policy_temperature),
                           np.random.default_rng(seed))
         moves = search.tree.children(ROOT)[0]
@@ -127,6 +130,9 @@ def main() -> None:
     ap.add_argument("--sf-depth", type=int, default=14)
     ap.add_argument("--stockfish", default="/usr/games/stockfish")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--gumbel-scales", type=float, nargs="+", default=[0.1],
+                    help="Gumbel c_scale values to score (mctx: 0.1)")
+    ap.add_argument("--rules", nargs="+", default=["raw", "puct", "forced", "gumbel"])
     a = ap.parse_args()
     boards = positions(Path(a.games), a.positions, a.seed)
     t0 = time.monotonic()
@@ -140,13 +146,15 @@ def main() -> None:
     print(json.dumps({"positions": len(boards), "stockfish_depth": a.sf_depth,
                       "label_s": round(time.monotonic() - t0, 1)}), flush=True)
     ev = OnnxEvaluator(a.net, threads=2)
-    runs = [("raw", 0)] + [(r, v) for v in a.visits for r in ("puct", "forced", "gumbel")]
-    for rule, visits in runs:
+    runs = [("raw", 0, 0.0)] if "raw" in a.rules else []
+    runs += [(r, v, c) for v in a.visits for r in ("puct", "forced", "gumbel") if r in a.rules
+             for c in (a.gumbel_scales if r == "gumbel" else [0.0])]
+    for rule, visits, c_scale in runs:
         t0 = time.monotonic()
         top1, mass = [], []
         values: dict[str, list[float]] = {}
         for i, (b, sf_idx) in enumerate(zip(boards, best)):
-            t, v = target(rule, ev, b, visits, a.seed + i)
+            t, v = target(rule, ev, b, visits, a.seed + i, c_scale)
             for k, x in v.items():
                 values.setdefault(k, []).append(x)
             if rule == "raw":  # logits -> probabilities
@@ -155,8 +163,12 @@ def main() -> None:
                 t = dict(zip(t.keys(), p / p.sum()))
             top1.append(max(t, key=t.__getitem__) == sf_idx)
             mass.append(t.get(sf_idx, 0.0))
-        print(json.dumps({"rule": rule, "visits": visits, "top1_vs_sf": round(np.mean(top1), 4),
+        extra = {"c_scale": c_scale} if rule == "gumbel" else {}
+        logloss = float(np.mean(-np.log(np.maximum(mass, 1e-4))))
+        print(json.dumps({"rule": rule, "visits": visits, **extra,
+                          "top1_vs_sf": round(np.mean(top1), 4),
                           "mass_on_sf_move": round(float(np.mean(mass)), 4),
+                          "sf_move_logloss": round(logloss, 4),
                           **{f"value_{k}": value_scores(x, sfv) for k, x in values.items()},
                           "seconds": round(time.monotonic() - t0, 1)}), flush=True)
 

@@ -174,6 +174,19 @@ def test_resignation_and_false_resign_measurement(tmp_path: Path) -> None:
     assert stats.would_resign == 2 and stats.false_resign == 2 and stats.false_resign_rate == 1.0
 
 
+def test_resign_ply_replays_the_rule_per_side() -> None:
+    from trainer.selfplay import resign_ply
+
+    # side 0 (even positions) is low at 0, 2, 4; side 1 never; the run of 3 ends at position 4
+    values = [-0.99, 0.5, -0.99, 0.9, -0.99, 0.9, 0.0]
+    assert resign_ply(values, -0.95, 3, 0) == 4
+    assert resign_ply(values, -0.95, 2, 0) == 2
+    assert resign_ply(values, -0.95, 2, 3) == 4  # not before ``earliest``
+    assert resign_ply(values, -0.995, 1, 0) is None
+    # the other side's value between two low ones does not break the run; a high own one does
+    assert resign_ply([-0.99, 0.0, 0.0, 0.0, -0.99, 0.0, -0.99], -0.95, 2, 0) == 6
+
+
 def test_stop_abandons_unfinished_games(tiny_net: Path, tmp_path: Path) -> None:
     ev = OnnxEvaluator(str(tiny_net), threads=1)
     calls = iter(range(10**6))

@@ -265,3 +265,16 @@ def test_evaluation_opponents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     args = ["loop", "--dir", str(tmp_path), "--no-eval-previous", "--gate", "0.55"]
     with pytest.raises(SystemExit, match="gate"):
         loop_config(build_parser().parse_args(args))
+
+
+def test_train_target_follows_the_previous_generation(tmp_path: Path) -> None:
+    """A run resumed with another --steps trains the next generations by the new amount; the
+    step count already reached is kept (not recomputed as generation * steps)."""
+    from trainer.loop import Loop, LoopConfig
+
+    lp = Loop(LoopConfig(run_dir=str(tmp_path), steps=300))
+    assert lp.train_target(1) == 300
+    assert lp.train_target(3) == 900  # no history: as if every generation had trained 300
+    lp.save_history(6, "train", {"step": 600})  # six generations of 100 steps
+    assert lp.train_target(7) == 900
+    assert Loop(LoopConfig(run_dir=str(tmp_path), steps=100)).train_target(7) == 700

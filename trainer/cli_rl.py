@@ -51,6 +51,8 @@ def _add_selfplay_args(p: argparse.ArgumentParser) -> None:
                    help="KataGo's k for forced playouts and policy target pruning (puct; 0: off)")
     g.add_argument("--gumbel-considered", type=int, default=d.gumbel_considered,
                    help="moves a gumbel search considers (Gumbel-top-k)")
+    g.add_argument("--gumbel-c-scale", type=float, default=d.gumbel_c_scale,
+                   help="gumbel c_scale: weight of the searched values in the policy target")
     g.add_argument("--temperature", type=float, default=d.temperature)
     g.add_argument("--temp-plies", type=int, default=d.temp_plies)
     g.add_argument("--temp-end", type=float, default=d.temp_end)
@@ -75,7 +77,8 @@ def _selfplay_config(a: argparse.Namespace) -> SelfPlayConfig:
         parallel=a.parallel, minibatch=a.minibatch, full_visits=a.full_visits,
         fast_visits=a.fast_visits, full_share=a.full_share, dirichlet_alpha=a.dirichlet_alpha,
         dirichlet_epsilon=a.dirichlet_epsilon, root=a.root, forced_playouts=a.forced_playouts,
-        gumbel_considered=a.gumbel_considered, temperature=a.temperature,
+        gumbel_considered=a.gumbel_considered, gumbel_c_scale=a.gumbel_c_scale,
+        temperature=a.temperature,
         temp_plies=a.temp_plies, temp_end=a.temp_end, resign_threshold=a.resign_threshold,
         resign_plies=a.resign_plies, resign_playout=a.resign_playout,
         resign_earliest=a.resign_earliest, max_plies=a.max_plies,

@@ -286,7 +286,7 @@ class Loop:
             window = ReplayWindow([*self.cfg.extra_data, self.games_dir], self.cfg.window,
                                   self.cfg.dedup)
         window.refresh()
-        target = gen * self.cfg.steps
+        target = self.train_target(gen)
         data = window.data if self.muzero else window
         metrics = t.train(data, target, should_stop=self.stop, progress=self.progress,
                           tag=f"train g{gen}")
@@ -299,6 +299,15 @@ class Loop:
             self.save_history(gen, "train", {"step": t.step, "positions": t.positions,
                                              "window": window.stats(), **metrics})
         return t.step >= target
+
+    def train_target(self, gen: int) -> int:
+        """The step generation ``gen`` trains to: the previous generation's last step plus
+        ``steps``. Taken from the history, not ``gen * steps``, so that a run resumed with
+        another ``--steps`` changes the generations after it and leaves those before alone."""
+        if gen <= 1:
+            return self.cfg.steps
+        prev = self.history(gen - 1).get("train", {}).get("step")
+        return (prev if prev is not None else (gen - 1) * self.cfg.steps) + self.cfg.steps
 
     def phase_export(self, gen: int) -> bool:
         t = self.trainer()

@@ -74,6 +74,9 @@ class SelfPlayConfig:
     KataGo uses 2)."""
     gumbel_considered: int = 16
     """moves a "gumbel" full search considers (Gumbel-top-k)."""
+    gumbel_c_scale: float = 0.1
+    """c_scale of a "gumbel" search (GumbelParams.value_scale): how far the searched values move
+    the improved policy, the policy target, away from the prior (mctx: 0.1)."""
     temperature: float = 1.0
     temp_plies: int = 16
     """plies after the start position played at ``temperature``."""
@@ -198,6 +201,19 @@ def best_q(m: MoveStats) -> float:
     return m.q
 
 
+def resign_ply(values: Sequence[float], threshold: float, plies: int,
+               earliest: int) -> int | None:
+    """The resignation rule replayed on a game's values (side to move's W-L per position, e.g. a
+    record's ``root_q``): the first position at which its side has had ``plies`` own values in a
+    row below ``threshold``, at least ``earliest`` plies after the opening."""
+    low = [0, 0]
+    for i, v in enumerate(values):
+        low[i % 2] = low[i % 2] + 1 if v < threshold else 0
+        if low[i % 2] >= plies and i >= earliest:
+            return i
+    return None
+
+
 def pick_move(ranked: list[MoveStats], temperature: float, rng: random.Random) -> MoveStats:
     """Most visited (temperature 0, or a proven win) or sampled by visits^(1/T)."""
     best = ranked[0]
@@ -310,6 +326,7 @@ class SelfPlayWorker:
             forced_playouts=0.0 if gumbel else cfg.forced_playouts)
         self._gumbel_params = GumbelParams(
             simulations=cfg.full_visits, max_num_considered_actions=cfg.gumbel_considered,
+            value_scale=cfg.gumbel_c_scale,
             prior_temperature=self._full_params.policy_temperature)
 
     # ------------------------------------------------------------------ games

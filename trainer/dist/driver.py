@@ -296,8 +296,8 @@ class Driver:
         ref = self.learner.run_phase.remote()
         bar = None
         if phase == "train":
-            step = ray.get(self.learner.progress_figures.remote(gen))["step"]
-            bar = tqdm(total=gen * self.cfg.steps, initial=step, desc=f"train g{gen}",
+            figures = ray.get(self.learner.progress_figures.remote(gen))
+            bar = tqdm(total=figures["target"], initial=figures["step"], desc=f"train g{gen}",
                        unit="step", dynamic_ncols=True, mininterval=1.0)
         asked = False
         try:

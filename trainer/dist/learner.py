@@ -71,12 +71,13 @@ class Learner(Loop):
         self.stop.requested = True
 
     def progress_figures(self, gen: int) -> dict[str, Any]:
-        """Games of ``gen`` on disk, positions received per worker, the training step."""
+        """Games of ``gen`` on disk, positions received per worker, the training step and the
+        step the generation trains to."""
         with self._lock:
             games = self._count(gen)
             positions = dict(self._positions.get(gen, {}))
         t = self._trainer
-        return {"games": games, "positions": positions,
+        return {"games": games, "positions": positions, "target": self.train_target(gen),
                 "step": t.step if t is not None else int(self.state.get("step", 0))}
 
     def trainer(self) -> Trainer:
