@@ -13,7 +13,8 @@ own W-L; the root's mean Q; for Gumbel also the improved policy's expected Q) ar
 Stockfish's W-L at the same depth: mean absolute error and correlation. Prints one JSON line per
 rule. ``--games`` may be a PGN of self-play games, to score targets where self-play records them.
 ``--gumbel-scales`` scores the Gumbel target at several c_scale values (GumbelParams.value_scale:
-how far the completed Q moves the improved policy away from the prior); ``sf_move_logloss`` is the
+how far the completed Q moves the improved policy away from the prior), ``--gumbel-rescale``
+with the completed Q min-max rescaled (mctx) or not; ``sf_move_logloss`` is the
 cross-entropy a net trained to the target would pay on Stockfish's move, mean -log(mass).
 
     python benchmarks/targets_ab.py --positions 300 --visits 32 64
@@ -66,7 +67,8 @@ def positions(path: Path, count: int, seed: int) -> list[chess.Board]:
 
 
 def target(rule: str, ev: OnnxEvaluator, board: chess.Board, visits: int,
-           seed: int, c_scale: float = 0.1) -> tuple[dict[int, float], dict[str, float]]:
+           seed: int, c_scale: float = 0.1,
+           rescale: bool = True) -> tuple[dict[int, float], dict[str, float]]:
     """The policy target (policy index -> probability) ``rule`` records for ``board``, and its
     value targets (W-L for the side to move) by name."""
     pos = Position.from_board(board)
@@ -86,6 +88,7 @@ def target(rule: str, ev: OnnxEvaluator, board: chess.Board, visits: int,
     search.set_position(pos, hist)
     if rule == "gumbel":
         root = run_search(search, GumbelParams(simulations=visits, value_scale=c_scale,
+                                               rescale_values=rescale,
                                                prior_temperature=params.policy_temperature),
                           np.random.default_rng(seed))
         moves = search.tree.children(ROOT)[0]
@@ -132,6 +135,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--gumbel-scales", type=float, nargs="+", default=[0.1],
                     help="Gumbel c_scale values to score (mctx: 0.1)")
+    ap.add_argument("--gumbel-rescale", nargs="+", choices=("yes", "no"), default=["yes"],
+                    help="Gumbel: min-max rescaled Q (mctx), W-L as it is, or both")
     ap.add_argument("--rules", nargs="+", default=["raw", "puct", "forced", "gumbel"])
     a = ap.parse_args()
     boards = positions(Path(a.games), a.positions, a.seed)
@@ -146,15 +151,16 @@ def main() -> None:
     print(json.dumps({"positions": len(boards), "stockfish_depth": a.sf_depth,
                       "label_s": round(time.monotonic() - t0, 1)}), flush=True)
     ev = OnnxEvaluator(a.net, threads=2)
-    runs = [("raw", 0, 0.0)] if "raw" in a.rules else []
-    runs += [(r, v, c) for v in a.visits for r in ("puct", "forced", "gumbel") if r in a.rules
+    runs = [("raw", 0, 0.0, True)] if "raw" in a.rules else []
+    runs += [(r, v, c, x == "yes") for v in a.visits for r in ("puct", "forced", "gumbel")
+             if r in a.rules for x in (a.gumbel_rescale if r == "gumbel" else ["yes"])
              for c in (a.gumbel_scales if r == "gumbel" else [0.0])]
-    for rule, visits, c_scale in runs:
+    for rule, visits, c_scale, rescale in runs:
         t0 = time.monotonic()
         top1, mass = [], []
         values: dict[str, list[float]] = {}
         for i, (b, sf_idx) in enumerate(zip(boards, best)):
-            t, v = target(rule, ev, b, visits, a.seed + i, c_scale)
+            t, v = target(rule, ev, b, visits, a.seed + i, c_scale, rescale)
             for k, x in v.items():
                 values.setdefault(k, []).append(x)
             if rule == "raw":  # logits -> probabilities
@@ -163,7 +169,7 @@ def main() -> None:
                 t = dict(zip(t.keys(), p / p.sum()))
             top1.append(max(t, key=t.__getitem__) == sf_idx)
             mass.append(t.get(sf_idx, 0.0))
-        extra = {"c_scale": c_scale} if rule == "gumbel" else {}
+        extra = {"c_scale": c_scale, "rescale": rescale} if rule == "gumbel" else {}
         logloss = float(np.mean(-np.log(np.maximum(mass, 1e-4))))
         print(json.dumps({"rule": rule, "visits": visits, **extra,
                           "top1_vs_sf": round(np.mean(top1), 4),

@@ -7,7 +7,8 @@ there, for the root's legal moves ``a``:
     q[a]        completed Q: the searched Q of a visited move (proven results exact), the mixed
                 value ``v_mix`` (the root value blended with the prior-weighted Q of the visited
                 moves) for an unvisited one; rescaled to [0, 1] over the root's moves
-    sigma(q)    (c_visit + max_b N[b]) * c_scale * q
+    sigma(q)    (c_visit + max_b N[b]) * c_scale * q   (q min-max rescaled unless
+                ``rescale_values`` is off)
 The search considers the ``m`` moves with the highest ``g + logits`` (Gumbel-top-k: a sample
 without replacement from the policy), then halves them by ``g + logits + sigma(q)`` after each
 phase of sequential halving, with mctx's visit schedule. The move played is the best of those
@@ -47,6 +48,10 @@ class GumbelParams:
     """c_visit."""
     value_scale: float = 0.1
     """c_scale."""
+    rescale_values: bool = True
+    """min-max rescale the completed Q over the root's moves before scaling (mctx's default,
+    made for unbounded returns); off: W-L as it is, so that moves whose values differ by noise
+    alone are not spread over the whole scale."""
     prior_temperature: float = 1.0
     """softmax temperature the tree's priors were made with (SearchParams.policy_temperature):
     undone for the logits, so that the policy target is in the network's own scale."""
@@ -96,9 +101,12 @@ def completed_q(tree: Any, prior_temperature: float = 1.0) -> tuple[
 
 def sigma(q: npt.NDArray[np.float64], visits: npt.NDArray[np.int64],
           params: GumbelParams) -> npt.NDArray[np.float64]:
-    """mctx's qtransform_completed_by_mix_value after completion: min-max rescale, then scale."""
-    lo, hi = float(q.min()), float(q.max())
-    scaled = (q - lo) / max(hi - lo, 1e-8)
+    """mctx's qtransform_completed_by_mix_value after completion: min-max rescale (unless
+    ``rescale_values`` is off), then scale."""
+    scaled = q
+    if params.rescale_values:
+        lo, hi = float(q.min()), float(q.max())
+        scaled = (q - lo) / max(hi - lo, 1e-8)
     return (params.maxvisit_init + float(visits.max(initial=0))) * params.value_scale * scaled
 
 

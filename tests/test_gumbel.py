@@ -115,6 +115,19 @@ def test_improved_policy_sums_to_one_and_prefers_the_better_move() -> None:
     assert policy[1] > policy[0] > policy[2]
 
 
+def test_without_rescaling_close_values_barely_move_the_policy() -> None:
+    # Two moves whose values differ by 0.02: min-max rescaling spreads them over the whole scale
+    # (c_visit + N) * c_scale; without it the target stays near the prior.
+    values = [0.10, 0.12]
+    priors = [0.5, 0.5]
+    for rescale, low, high in ((True, 0.9, 1.0), (False, 0.5, 0.7)):
+        params = GumbelParams(simulations=12, rescale_values=rescale)
+        tree, root, _ = bandit(Tree, values, priors, params)
+        moves = tree.children(ROOT)[0]
+        policy = dict(zip(moves.tolist(), root.improved_policy(tree)))
+        assert low < policy[1] < high, (rescale, policy)
+
+
 def test_improved_value_is_the_best_moves_worth_not_the_roots_mean() -> None:
     # Sequential halving visits every considered move in its first phase: the root's mean is
     # dragged down by the moves it eliminates; the improved value leans on the best.

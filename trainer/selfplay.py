@@ -77,6 +77,8 @@ class SelfPlayConfig:
     gumbel_c_scale: float = 0.1
     """c_scale of a "gumbel" search (GumbelParams.value_scale): how far the searched values move
     the improved policy, the policy target, away from the prior (mctx: 0.1)."""
+    gumbel_rescale: bool = True
+    """min-max rescale a "gumbel" search's completed Q (GumbelParams.rescale_values)."""
     temperature: float = 1.0
     temp_plies: int = 16
     """plies after the start position played at ``temperature``."""
@@ -326,7 +328,7 @@ class SelfPlayWorker:
             forced_playouts=0.0 if gumbel else cfg.forced_playouts)
         self._gumbel_params = GumbelParams(
             simulations=cfg.full_visits, max_num_considered_actions=cfg.gumbel_considered,
-            value_scale=cfg.gumbel_c_scale,
+            value_scale=cfg.gumbel_c_scale, rescale_values=cfg.gumbel_rescale,
             prior_temperature=self._full_params.policy_temperature)
 
     # ------------------------------------------------------------------ games
