@@ -6,9 +6,9 @@ self-play played out with resignation off.
 Self-play keeps a share of its games (``resign_playout``) free of resignation and records every
 position's search value (``root_q``, the side to move's W-L). Replaying the resignation rule of
 :mod:`trainer.selfplay` on those values says, for each threshold and run of plies, in how many of
-the played-out games a side would have resigned (:func:`trainer.selfplay.resign_ply`), in how many of those it did not lose (a false
-resignation: its wins and draws would have been recorded as losses), and what share of the plies
-of the games resignation would have cut. lc0 and KataGo tune their thresholds the same way; the
+the played-out games a side would have resigned (:func:`trainer.selfplay.resign_ply`), in how
+many of those it did not lose (a false resignation: its wins and draws would have been recorded
+as losses), and what share of the plies of the games resignation would have cut. lc0 and KataGo tune their thresholds the same way; the
 issue's target is a false-resignation rate under 5%.
 
 The replay is an estimate: self-play resigns on the most visited move's Q, the records hold the

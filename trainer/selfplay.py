@@ -203,15 +203,21 @@ def best_q(m: MoveStats) -> float:
     return m.q
 
 
+def resign_step(low: list[int], side: int, value: float, ply: int, threshold: float,
+                plies: int, earliest: int) -> bool:
+    """The resignation rule, one search at a time: ``low[side]`` counts the side's own values in
+    a row below ``threshold`` (a threshold <= -1 never counts); whether it resigns at ``ply``."""
+    low[side] = low[side] + 1 if value < threshold and threshold > -1 else 0
+    return low[side] >= plies and ply >= earliest
+
+
 def resign_ply(values: Sequence[float], threshold: float, plies: int,
                earliest: int) -> int | None:
     """The resignation rule replayed on a game's values (side to move's W-L per position, e.g. a
-    record's ``root_q``): the first position at which its side has had ``plies`` own values in a
-    row below ``threshold``, at least ``earliest`` plies after the opening."""
+    record's ``root_q``): the first position at which its side resigns."""
     low = [0, 0]
     for i, v in enumerate(values):
-        low[i % 2] = low[i % 2] + 1 if v < threshold else 0
-        if low[i % 2] >= plies and i >= earliest:
+        if resign_step(low, i % 2, v, i, threshold, plies, earliest):
             return i
     return None
 
@@ -410,11 +416,8 @@ class SelfPlayWorker:
             g.root_d.append(float(d))
         g.policies.append(self._policy_target(g, ranked) if g.full else None)
         side = g.pos.turn()
-        if best_q(ranked[0]) < cfg.resign_threshold and cfg.resign_threshold > -1:
-            g.low[side] += 1
-        else:
-            g.low[side] = 0
-        if g.low[side] >= cfg.resign_plies and g.ply >= cfg.resign_earliest:
+        if resign_step(g.low, side, best_q(ranked[0]), g.ply, cfg.resign_threshold,
+                       cfg.resign_plies, cfg.resign_earliest):
             if not g.no_resign:
                 g.played.append(-1)
                 return True, 1 - side, "resignation"
