@@ -26,6 +26,8 @@ from trainer.elo import SprtDecision
 from trainer.match import (EngineSpec, FailureKind, GameRecord, MatchResult, Opening,
                            TimeControl, play_match, read_openings, zerosum_spec)
 from trainer.match_cli import match_main
+from trainer.match_pgn import played_games
+from trainer.openings import START
 
 BOOK_REL = Path("openings") / "8moves_v3.pgn"
 
@@ -332,6 +334,46 @@ def test_match_main_cli(fake_engine: FakeMaker, tmp_path: Path,
     assert len(_read_pgn(tmp_path / "m.pgn")) == 2
     with pytest.raises(SystemExit):
         match_main(["--weights1", "x.onnx", "--sunfish", "--tc", "fast"])
+
+
+def test_played_games_reads_a_match_back(fake_engine: FakeMaker, tmp_path: Path) -> None:
+    pgn = tmp_path / "m.pgn"
+    r = play_match(fake_engine("first", "a"), fake_engine("first", "b"), openings=[OPENING],
+                   games=2, tc="5+0.1", progress=False, pgn_path=pgn, max_plies=16)
+    back = played_games(pgn, "a", "b", [OPENING], TimeControl.parse("5+0.1"))
+    assert [g.number for g in back] == [1, 2] and [g.a_white for g in back] == [True, False]
+    for old, new in zip(r.games, back):
+        assert (new.moves, new.result, new.termination) == (old.moves, old.result,
+                                                             old.termination)
+        assert len(new.clocks) == len(new.moves) and all(c is not None for c in new.clocks)
+    # another match's file is refused, not mixed in
+    for names, tc in ((("a", "c"), "5+0.1"), (("a", "b"), "10+0.1"), (("b", "a"), "5+0.1")):
+        with pytest.raises(ValueError):
+            played_games(pgn, *names, [OPENING], TimeControl.parse(tc))
+    with pytest.raises(ValueError, match="opening"):
+        played_games(pgn, "a", "b", [START], TimeControl.parse("5+0.1"))
+
+
+def test_match_resumes_after_a_kill(fake_engine: FakeMaker, tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    first, crash = fake_engine("first"), fake_engine("crash")
+    pgn = tmp_path / "m.pgn"
+    argv = ["--engine1", "name=good", "cmd=" + shlex.join(first.command),
+            "--engine2", "name=bad", "cmd=" + shlex.join(crash.command),
+            "--tc", "nodes=1", "--openings", "none", "--no-progress", "--pgn", str(pgn)]
+    assert match_main(argv + ["--games", "2"]) == 0
+    # killed after two games: only the .partial holds them
+    pgn.rename(pgn.with_name("m.pgn.partial"))
+    capsys.readouterr()
+    assert match_main(argv + ["--games", "4", "--resume"]) == 0
+    out = capsys.readouterr().out
+    assert "resuming: 2 of 4 games already played" in out
+    # the two resumed games count, their crashes included
+    assert "Score of good vs bad: 4 - 0 - 0" in out and "bad 4/0/0" in out
+    assert [g.headers["Round"] for g in _read_pgn(pgn)] == ["1", "2", "3", "4"]
+    assert not pgn.with_name("m.pgn.partial").exists()
+    with pytest.raises(SystemExit):  # more games in the file than asked for
+        match_main(argv + ["--games", "3", "--resume"])
 
 
 # --------------------------------------------------------------------------------------------

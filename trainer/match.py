@@ -30,6 +30,8 @@
   values: normal, time forfeit, rules infraction, abandoned, adjudication), TerminationDetails,
   Opening, ECO, TimeControl, PlyCount; ``[%clk]`` comments under a clock) is appended to
   ``PATH.partial`` as games finish and written in game order to ``PATH`` atomically at the end.
+  A match stopped by anything (Ctrl-C, kill -9, the machine) resumes from them
+  (``--resume``, :mod:`trainer.match_pgn`): it plays only the games the files lack.
 * ``sprt=(elo0, elo1, alpha, beta)`` stops the match when the SPRT (:mod:`trainer.elo`)
   accepts a hypothesis: games not yet begun are dropped, games under way are abandoned
   (not counted, not written).
@@ -596,7 +598,8 @@ def play_match(a: EngineSpec, b: EngineSpec, *, openings: Sequence[Opening] | No
                sprt: tuple[float, float, float, float] | None = None,
                max_plies: int | None = None, progress: bool = True, event: str | None = None,
                stall_timeout: float = 30.0, time_margin: float = 0.0,
-               start_timeout: float = 30.0) -> MatchResult:
+               start_timeout: float = 30.0,
+               previous: Sequence[GameRecord] = ()) -> MatchResult:
     """Play ``games`` games of A against B and return the result (A's wins, draws, losses).
 
     ``openings``: game ``k`` (from 0) starts from ``openings[k // 2]`` (cycled), A White when k
@@ -605,7 +608,9 @@ def play_match(a: EngineSpec, b: EngineSpec, *, openings: Sequence[Opening] | No
     ``stall_timeout``: seconds past its clock (or past the start of a fixed-node move) after
     which a silent engine loses on time and is killed. ``time_margin``: how far below zero a
     clock may go before the flag falls. Engines that will not start raise here, before any game.
-    Ctrl-C stops the match and returns what was played (``interrupted``).
+    Ctrl-C stops the match and returns what was played (``interrupted``). ``previous``: games
+    of this match already played (``trainer.match_pgn.played_games``), counted and written
+    again, not replayed: the match resumes with the games it lacks.
     """
     if isinstance(tc, str):
         tc = TimeControl.parse(tc)
@@ -618,12 +623,14 @@ def play_match(a: EngineSpec, b: EngineSpec, *, openings: Sequence[Opening] | No
     book = list(openings) if openings else [START]
     event = event or f"{a.name} vs {b.name}"
     date = datetime.date.today().strftime("%Y.%m.%d")
+    done: list[GameRecord] = sorted(previous, key=lambda g: g.number)
+    have = {g.number for g in done}
     jobs: collections.deque[tuple[int, Opening, bool]] = collections.deque(
-        (k + 1, book[(k // 2) % len(book)], k % 2 == 0) for k in range(games))
+        (k + 1, book[(k // 2) % len(book)], k % 2 == 0) for k in range(games) if k + 1 not in have)
     jobs_lock = threading.Lock()
     stop = threading.Event()
     results: queue.Queue[GameRecord | None | BaseException] = queue.Queue()
-    workers_n = min(concurrency, games)
+    workers_n = max(1, min(concurrency, len(jobs)))
 
     # Start the first pair here so that a bad command or option fails loudly, at once.
     first_pair = (_EngineHandle(a, start_timeout), _EngineHandle(b, start_timeout))
@@ -664,8 +671,10 @@ def play_match(a: EngineSpec, b: EngineSpec, *, openings: Sequence[Opening] | No
     partial: IO[str] | None = None
     if pgn is not None:
         pgn.parent.mkdir(parents=True, exist_ok=True)
-        partial = open(pgn.with_name(pgn.name + ".partial"), "w", encoding="utf-8")
-    done: list[GameRecord] = []
+        # The file restarts with the resumed games (replaced whole: they may be read from it).
+        _write_pgn_atomically(pgn.with_name(pgn.name + ".partial"),
+                              (g.to_pgn(event, tc, date) for g in done))
+        partial = open(pgn.with_name(pgn.name + ".partial"), "a", encoding="utf-8")
     sprt_state: SprtResult | None = None
     stopped_early = interrupted = False
     error: BaseException | None = None
@@ -673,7 +682,8 @@ def play_match(a: EngineSpec, b: EngineSpec, *, openings: Sequence[Opening] | No
     bar = None
     if progress:
         from tqdm import tqdm
-        bar = tqdm(total=games, desc=f"{a.name} vs {b.name}", unit="game", leave=True)
+        bar = tqdm(total=games, initial=len(done), desc=f"{a.name} vs {b.name}", unit="game",
+                   leave=True)
     for t in threads:
         t.start()
     running = len(threads)

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from trainer.books import DEFAULT_OPENINGS
-from trainer.match import (EngineSpec, TimeControl, play_match, stockfish_spec, sunfish_spec,
-                           zerosum_spec)
+from trainer.match import (EngineSpec, GameRecord, TimeControl, play_match, stockfish_spec,
+                           sunfish_spec, zerosum_spec)
+from trainer.match_pgn import played_games
 from trainer.openings import Opening, chess960_openings, load_openings
 
 
@@ -86,6 +87,8 @@ def build_match_parser(prog: str = "python -m trainer match") -> argparse.Argume
                         "with both colours), UCI_Chess960 on for both engines")
     p.add_argument("--pgn", help="write the games here")
     p.add_argument("--json", help="write the result as JSON here")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the finished games in --pgn (and its .partial) and play the rest")
     p.add_argument("--sprt", nargs=4, type=float, metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
                    help="stop early when the SPRT decides")
     p.add_argument("--max-plies", type=int, help="adjudicate a draw at this many plies")
@@ -125,13 +128,25 @@ def match_main(argv: list[str] | None = None) -> int:
         else:
             openings = load_openings(args.openings, math.ceil(args.games / 2),
                                      args.opening_offset, args.seed)
+        previous: list[GameRecord] = []
+        if args.resume:
+            if not args.pgn:
+                raise ValueError("--resume needs --pgn, the file of the match to resume")
+            if a.name == b.name:
+                raise ValueError("--resume needs two engine names (--name1, --name2)")
+            previous = played_games(args.pgn, a.name, b.name, openings, tc)
+            if previous and previous[-1].number > args.games:
+                raise ValueError(f"{args.pgn} holds game {previous[-1].number}: more than "
+                                 f"--games {args.games}")
+            print(f"resuming: {len(previous)} of {args.games} games already played")
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
     result = play_match(a, b, openings=openings, games=args.games, tc=tc,
                         concurrency=args.concurrency, pgn_path=args.pgn,
                         sprt=tuple(args.sprt) if args.sprt else None,
                         max_plies=args.max_plies, progress=not args.no_progress,
-                        stall_timeout=args.stall_timeout, time_margin=args.time_margin)
+                        stall_timeout=args.stall_timeout, time_margin=args.time_margin,
+                        previous=previous)
     print(result.summary())
     for f in result.failures:
         print(f"  {f}")
