@@ -1,6 +1,6 @@
 """Self-play throughput against the network-bound limit.
 
-    python benchmarks/selfplay_speed.py [--net NET.onnx] [--visits 100] [--seconds 60]
+    python benchmarks/selfplay_speed.py [--net NET.onnx] [--visits 100] [--seconds 60] [--root gumbel]
 
 Plays self-play (every move a search of ``--visits`` visits, Dirichlet noise, a fresh tree: the
 AlphaZero setting) for ``--seconds`` with ``--parallel`` games at once, then measures the bare
@@ -65,12 +65,14 @@ def main() -> None:
     ap.add_argument("--minibatch", type=int, default=8)
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--threads", type=int, default=2, help="onnxruntime threads")
+    ap.add_argument("--root", choices=("puct", "gumbel"), default="puct",
+                    help="the full searches' root rule (SelfPlayConfig.root)")
     args = ap.parse_args()
 
     ev = OnnxEvaluator(args.net, threads=args.threads)
     cfg = SelfPlayConfig(parallel=args.parallel, minibatch=args.minibatch,
                          full_visits=args.visits, fast_visits=args.visits, full_share=1.0,
-                         resign_threshold=-1.0, max_plies=400)
+                         resign_threshold=-1.0, max_plies=400, root=args.root)
     with tempfile.TemporaryDirectory() as tmp:
         worker = SelfPlayWorker(ev, cfg, tmp, net_name=Path(args.net).name)
         deadline = time.monotonic() + args.seconds
@@ -82,7 +84,7 @@ def main() -> None:
     bound = raw / args.visits
     evals_per_move = stats.nn_positions / max(1, stats.moves)
     result = {
-        "net": Path(args.net).name, "visits": args.visits, "parallel": args.parallel,
+        "net": Path(args.net).name, "root": args.root, "visits": args.visits, "parallel": args.parallel,
         "minibatch_per_game": args.minibatch, "seconds": round(stats.seconds, 1),
         "positions": stats.moves, "finished_games": stats.games,
         "positions_per_s": round(moves_s, 2), "nn_calls": stats.nn_calls,
