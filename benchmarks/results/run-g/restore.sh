@@ -1,0 +1,20 @@
+#!/bin/bash
+# Puts run g back into runs/rl-gumbel-g from what is committed here, so that the loop's own
+# command (command.sh) continues it where the last session stopped: the loop's state, the
+# history, the trainer's latest checkpoint (weights and optimizer) and the latest generation's
+# net. Self-play games are not in git (bulky), so the replay window starts empty and fills again
+# from the next generation on. Generation 0 is the bundled net (same weights; only the ONNX
+# metadata differ from the loop's own export).
+#   bash benchmarks/results/run-g/restore.sh && bash benchmarks/results/run-g/command.sh
+set -e
+cd "$(dirname "$0")/../../.."
+S=benchmarks/results/run-g; R=runs/rl-gumbel-g
+if [ -e $R/state.json ]; then echo "$R exists already: the loop resumes from it as it is"; exit 0; fi
+[ -e $S/state.json ] && ls $S/checkpoints/ckpt-*.pt >/dev/null 2>&1 || {
+  echo "no full snapshot here (state.json and checkpoints/): start a new run from $(ls $S/gen-*.onnx) with --init"; exit 1; }
+mkdir -p $R/nets $R/checkpoints
+cp -r $S/config.json $S/state.json $S/history $R/
+cp $S/checkpoints/ckpt-*.pt $R/checkpoints/
+cp $S/gen-*.onnx $R/nets/
+cp nets/zerosum-6x64.onnx $R/nets/gen-0000.onnx
+echo "restored $R at $(python -c "import json; s=json.load(open('$R/state.json')); print('generation', s['generation'], s['phase'])")"
