@@ -1,6 +1,7 @@
 """Endgame conversion with and without Syzygy tables, and the tables' cost on search speed.
 
     nice -n 10 python benchmarks/tb_endgames.py [--positions 50] [--nodes 200] [--seed 14]
+        [--tables both|with|without] [--skip-speed] [--option NAME=VALUE ...]
 
 Picks random 4-piece positions the side to move wins (python-chess's probe of the tables in
 ../shared/data/syzygy, half-move clock 0), and has Zerosum (through UCI, fixed nodes a move) play
@@ -8,6 +9,8 @@ them out against Stockfish (fixed time a move, no tables) until mate, the 50-mov
 plies without a capture or pawn move), a repetition or stalemate: once with SyzygyPath set and
 once without. Then nodes/second of the search over the same and 5-piece positions, with and
 without the tables (the in-tree probes cost Python calls; the speed shows what they cost).
+``--option`` sets a UCI option of Zerosum's for the conversion games (e.g. MovesLeftMaxEffect=0.0345
+to measure lc0's moves-left utility on the same positions).
 """
 
 from __future__ import annotations
@@ -79,10 +82,10 @@ def play_out(engine: chess.engine.SimpleEngine, defender: chess.engine.SimpleEng
         board.push(move)
 
 
-def conversion(positions: list[chess.Board], tables: bool, nodes: int, defend_s: float
-               ) -> dict[str, int]:
+def conversion(positions: list[chess.Board], tables: bool, nodes: int, defend_s: float,
+               options: dict[str, str] | None = None) -> dict[str, int]:
     engine = chess.engine.SimpleEngine.popen_uci([sys.executable, str(REPO / "uci_main.py")])
-    engine.configure({"SyzygyPath": str(SYZYGY) if tables else "<empty>"})
+    engine.configure({**(options or {}), "SyzygyPath": str(SYZYGY) if tables else "<empty>"})
     defender = chess.engine.SimpleEngine.popen_uci(STOCKFISH)
     defender.configure({"Threads": 1, "Hash": 16})
     results: dict[str, int] = {}
@@ -123,16 +126,30 @@ def main() -> int:
     ap.add_argument("--speed-seconds", type=float, default=3.0)
     ap.add_argument("--seed", type=int, default=14)
     ap.add_argument("--skip-conversion", action="store_true")
+    ap.add_argument("--skip-speed", action="store_true")
+    ap.add_argument("--tables", choices=("both", "with", "without"), default="both",
+                    help="conversion runs with SyzygyPath, without, or both")
+    ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                    help="a UCI option for Zerosum in the conversion games (repeatable)")
     args = ap.parse_args()
+    options: dict[str, str] = {}
+    for o in args.option:
+        name, sep, value = o.partition("=")
+        if not sep or not name:
+            ap.error(f"--option takes NAME=VALUE, not {o!r}")
+        options[name] = value
     tables = chess.syzygy.open_tablebase(str(SYZYGY))
     positions = random_won_positions(args.positions, args.seed, tables)
     if not args.skip_conversion:
-        for use in (True, False):
+        uses = {"both": (True, False), "with": (True,), "without": (False,)}[args.tables]
+        for use in uses:
             t0 = time.monotonic()
-            res = conversion(positions, use, args.nodes, args.defend_ms / 1000)
+            res = conversion(positions, use, args.nodes, args.defend_ms / 1000, options)
             print(f"{'with' if use else 'without'} SyzygyPath: converted {res.get('win', 0)}/"
                   f"{len(positions)} won positions ({res}) in {time.monotonic() - t0:.0f} s",
                   flush=True)
+    if args.skip_speed:
+        return 0
     # Speed: 5-piece positions (captures into the tables get probed) and the 4-piece ones.
     five = [chess.Board(f) for f in (
         "8/8/4k3/8/1r6/8/1R2P3/4K3 w - - 0 1", "8/5k2/8/3p4/8/2N5/1K3P2/8 w - - 0 1",

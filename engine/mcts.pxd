@@ -39,6 +39,14 @@ cdef class Tree:
     cdef double fpu_root
     cdef double virtual_loss
     cdef double forced_k         # KataGo's forced playouts at the root: n_forced = sqrt(k P N)
+    # lc0's moves-left utility (MovesLeft* options): cap (0: off), |Q| threshold, slope, and
+    # the constant, |q| and q^2 factors of its scale
+    cdef double m_cap
+    cdef double m_threshold
+    cdef double m_slope
+    cdef double m_constant
+    cdef double m_scaled
+    cdef double m_quadratic
     # Gumbel root (sequential halving): while root_target > 0, the root visits only the moves
     # whose root_rank >= 0, each up to root_target started visits, fewest first, ties by rank.
     cdef int32_t root_target
@@ -49,6 +57,7 @@ cdef class Tree:
     cdef int _grow_edges(self, int32_t need) except -1
     cdef int32_t _new_node(self, int32_t parent, int32_t move) except -2
     cdef int32_t _select_child(self, int32_t n, bint is_root) noexcept nogil
+    cdef double _m_utility(self, double child_m, double parent_m, double q) noexcept nogil
     cdef int32_t _select_scheduled(self) noexcept nogil
     cdef void _prove(self, int32_t n) noexcept nogil
     cdef void _revert(self, int32_t n) noexcept nogil

@@ -34,7 +34,7 @@ Two root rules for self-play (both off by default):
 Concurrency: a Tree is not thread-safe; the search holds one lock around every call.
 """
 
-from libc.math cimport log, sqrt
+from libc.math cimport fabs, log, sqrt
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
@@ -101,10 +101,20 @@ cdef class Tree:
     def configure(self, *, double cpuct=1.745, double cpuct_base=38739.0,
                   double cpuct_factor=3.894, cpuct_root=None, double fpu_reduction=0.330,
                   fpu_root=None, double virtual_loss=1.0, max_nodes=None,
-                  double forced_playouts=0.0):
+                  double forced_playouts=0.0, double moves_left_max_effect=0.0,
+                  double moves_left_threshold=0.8, double moves_left_slope=0.0027,
+                  double moves_left_constant=0.0, double moves_left_scaled=1.6521,
+                  double moves_left_quadratic=-0.6521):
         """Sets the PUCT parameters (lc0's names and defaults); ``forced_playouts`` is KataGo's
-        k (2 in KataGo's self-play; 0: off)."""
+        k (2 in KataGo's self-play; 0: off); ``moves_left_*`` lc0's moves-left utility (see
+        :meth:`moves_left_utility`; a max effect of 0 turns it off)."""
         self.forced_k = forced_playouts
+        self.m_cap = moves_left_max_effect
+        self.m_threshold = moves_left_threshold
+        self.m_slope = moves_left_slope
+        self.m_constant = moves_left_constant
+        self.m_scaled = moves_left_scaled
+        self.m_quadratic = moves_left_quadratic
         self.cpuct = cpuct
         self.cpuct_base = cpuct_base
         self.cpuct_factor = cpuct_factor
@@ -215,8 +225,13 @@ cdef class Tree:
         cdef double parent_q = 0.0
         cdef double visited_policy = 0.0
         cdef double fpu, q, u, score, best_score = -1e300
+        cdef double parent_m = 0.0
+        cdef bint m_on = False
         if node.visits > 0:
             parent_q = -node.wl / node.visits
+            # lc0: the moves-left utility applies only where the parent is nearly decided.
+            m_on = self.m_cap > 0.0 and fabs(parent_q) > self.m_threshold
+            parent_m = node.m / node.visits
         for i in range(node.num_edges):
             cn = e[i].child
             if cn >= 0 and self.nodes[cn].visits + self.nodes[cn].inflight > 0:
@@ -246,10 +261,34 @@ cdef class Tree:
                     q = (c.wl - self.virtual_loss * c.inflight) / started
                 u = cpuct * e[i].prior * sqrt_n / (1.0 + started)
                 score = q + u
+                if m_on and c.visits > 0:
+                    score += self._m_utility(c.m / c.visits, parent_m, c.wl / c.visits)
             if score > best_score:
                 best_score = score
                 best = i
         return best
+
+    cdef double _m_utility(self, double child_m, double parent_m, double q) noexcept nogil:
+        # lc0's GetMUtility: a bonus of at most m_cap for a child expected to end the game
+        # sooner when q > 0 (later when q < 0), scaled up as |q| passes the threshold.
+        cdef double m = self.m_slope * (child_m - parent_m)
+        cdef double a
+        if m > self.m_cap:
+            m = self.m_cap
+        elif m < -self.m_cap:
+            m = -self.m_cap
+        if q > 0.0:
+            m = -m
+        a = fabs(q)
+        if 0.0 < self.m_threshold < 1.0:
+            a = max(0.0, a - self.m_threshold) / (1.0 - self.m_threshold)
+        return m * (self.m_constant + self.m_scaled * a + self.m_quadratic * a * a)
+
+    def moves_left_utility(self, double child_m, double parent_m, double q):
+        """The term the selection adds to a visited child's Q + U where the parent's |Q| is
+        above the threshold: child_m and parent_m are plies left (the nodes' mean M), q the
+        child's Q for the side choosing."""
+        return self._m_utility(child_m, parent_m, q)
 
     cdef int32_t _select_scheduled(self) noexcept nogil:
         """The root edge the schedule visits next, or -1 when every considered move has

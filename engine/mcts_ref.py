@@ -68,8 +68,20 @@ class RefTree:
         virtual_loss: float = 1.0,
         max_nodes: int | None = None,
         forced_playouts: float = 0.0,
+        moves_left_max_effect: float = 0.0,
+        moves_left_threshold: float = 0.8,
+        moves_left_slope: float = 0.0027,
+        moves_left_constant: float = 0.0,
+        moves_left_scaled: float = 1.6521,
+        moves_left_quadratic: float = -0.6521,
     ) -> None:
         self.forced_k = forced_playouts
+        self.m_cap = moves_left_max_effect
+        self.m_threshold = moves_left_threshold
+        self.m_slope = moves_left_slope
+        self.m_constant = moves_left_constant
+        self.m_scaled = moves_left_scaled
+        self.m_quadratic = moves_left_quadratic
         self.cpuct = cpuct
         self.cpuct_base = cpuct_base
         self.cpuct_factor = cpuct_factor
@@ -98,6 +110,8 @@ class RefTree:
         cpuct = base + self.cpuct_factor * math.log((parent_n + self.cpuct_base) / self.cpuct_base)
         sqrt_n = math.sqrt(parent_n if parent_n > 1.0 else 1.0)
         parent_q = -node.wl / node.visits if node.visits > 0 else 0.0
+        m_on = node.visits > 0 and self.m_cap > 0.0 and abs(parent_q) > self.m_threshold
+        parent_m = node.m / node.visits if node.visits > 0 else 0.0
         visited_policy = 0.0
         for _, prior, child in node.edges:
             c = int(child)
@@ -123,9 +137,21 @@ class RefTree:
             else:
                 q = fpu if started == 0 else (cn.wl - self.virtual_loss * cn.inflight) / started
                 score = q + cpuct * prior * sqrt_n / (1.0 + started)
+                if m_on and cn.visits > 0:
+                    score += self.moves_left_utility(cn.m / cn.visits, parent_m,
+                                                     cn.wl / cn.visits)
             if score > best_score:
                 best_score, best = score, i
         return best
+
+    def moves_left_utility(self, child_m: float, parent_m: float, q: float) -> float:
+        m = min(self.m_cap, max(-self.m_cap, self.m_slope * (child_m - parent_m)))
+        if q > 0.0:
+            m = -m
+        a = abs(q)
+        if 0.0 < self.m_threshold < 1.0:
+            a = max(0.0, a - self.m_threshold) / (1.0 - self.m_threshold)
+        return m * (self.m_constant + self.m_scaled * a + self.m_quadratic * a * a)
 
     def _select_scheduled(self) -> int:
         edges = self.nodes[ROOT].edges or []

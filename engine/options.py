@@ -85,6 +85,12 @@ OPTIONS: tuple[UciOption, ...] = (
     UciOption("PolicyTemperature", "float", _P.policy_temperature, 0.1, 10.0),
     UciOption("VirtualLoss", "float", _P.virtual_loss, 0.0, 100.0),
     UciOption("TwoFoldDraws", "check", _P.two_fold_draws),
+    UciOption("MovesLeftMaxEffect", "float", _P.moves_left_max_effect, 0.0, 1.0),
+    UciOption("MovesLeftThreshold", "float", _P.moves_left_threshold, 0.0, 1.0),
+    UciOption("MovesLeftSlope", "float", _P.moves_left_slope, 0.0, 1.0),
+    UciOption("MovesLeftConstantFactor", "float", _P.moves_left_constant, -1.0, 1.0),
+    UciOption("MovesLeftScaledFactor", "float", _P.moves_left_scaled, -2.0, 2.0),
+    UciOption("MovesLeftQuadraticFactor", "float", _P.moves_left_quadratic, -1.0, 1.0),
     UciOption("SmartPruningFactor", "float", 1.33, 0.0, 10.0),
     UciOption("Temperature", "float", 0.0, 0.0, 100.0),
     UciOption("MultiPV", "spin", 1, 1, 500),
@@ -133,7 +139,13 @@ def to_settings(values: dict[str, Value]) -> tuple[EngineSettings, SearchParams]
         virtual_loss=float(v["VirtualLoss"]), minibatch_size=int(v["MinibatchSize"]),
         max_collisions=int(v["MaxCollisions"]), nn_cache_size=int(v["NNCacheSize"]),
         max_nodes=int(v["RamLimitMb"]) * 2**20 // BYTES_PER_NODE_BOUND,
-        two_fold_draws=bool(v["TwoFoldDraws"]))
+        two_fold_draws=bool(v["TwoFoldDraws"]),
+        moves_left_max_effect=float(v["MovesLeftMaxEffect"]),
+        moves_left_threshold=float(v["MovesLeftThreshold"]),
+        moves_left_slope=float(v["MovesLeftSlope"]),
+        moves_left_constant=float(v["MovesLeftConstantFactor"]),
+        moves_left_scaled=float(v["MovesLeftScaledFactor"]),
+        moves_left_quadratic=float(v["MovesLeftQuadraticFactor"]))
     return settings, params
 
 

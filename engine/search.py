@@ -98,6 +98,19 @@ class SearchParams:
     """share of Dirichlet noise mixed into the root priors (self-play); 0 turns it off."""
     forced_playouts: float = 0.0
     """KataGo's k for forced playouts at the root (self-play with noise; 0 turns it off)."""
+    moves_left_max_effect: float = 0.0
+    """lc0's moves-left utility: the most it adds to a move's Q, preferring shorter wins and
+    longer losses where the position is decided (|Q| above moves_left_threshold). 0 turns it
+    off: unlike lc0 (0.0345), since with the bundled net it converted no more won endings
+    (benchmarks/results/moves-left.md)."""
+    moves_left_threshold: float = 0.8
+    moves_left_slope: float = 0.0027
+    """utility per ply of difference between a child's expected game length and its parent's."""
+    moves_left_constant: float = 0.0
+    moves_left_scaled: float = 1.6521
+    moves_left_quadratic: float = -0.6521
+    """the scale of the utility: constant + scaled * a + quadratic * a^2, a = how far |Q| is
+    past the threshold, from 0 to 1 (lc0's names and defaults)."""
     seed: int | None = None
 
 
@@ -248,7 +261,13 @@ class Search:
         self.tree.configure(cpuct=p.cpuct, cpuct_base=p.cpuct_base, cpuct_factor=p.cpuct_factor,
                             fpu_reduction=p.fpu_reduction, fpu_root=p.fpu_root,
                             virtual_loss=p.virtual_loss, max_nodes=p.max_nodes,
-                            forced_playouts=p.forced_playouts)
+                            forced_playouts=p.forced_playouts,
+                            moves_left_max_effect=p.moves_left_max_effect,
+                            moves_left_threshold=p.moves_left_threshold,
+                            moves_left_slope=p.moves_left_slope,
+                            moves_left_constant=p.moves_left_constant,
+                            moves_left_scaled=p.moves_left_scaled,
+                            moves_left_quadratic=p.moves_left_quadratic)
 
     def set_params(self, params: SearchParams) -> None:
         with self.lock:

@@ -224,3 +224,73 @@ def test_no_stalemate_from_a_won_position(nodes: int) -> None:
     best = s.ranked_moves()[0]
     assert move_to_uci(best.move) != "c5b6", [(move_to_uci(m.move), m.visits, m.q, m.bound)
                                              for m in s.ranked_moves()[:4]]
+
+
+# lc0's moves-left utility (MovesLeft* options): lc0's defaults but a max effect of 0.0345.
+MLH = dict(moves_left_max_effect=0.0345, moves_left_threshold=0.8, moves_left_slope=0.0027,
+           moves_left_constant=0.0, moves_left_scaled=1.6521, moves_left_quadratic=-0.6521)
+
+
+@pytest.mark.parametrize("tree_factory", [Tree, RefTree])
+def test_moves_left_utility_favours_short_wins_and_long_losses(tree_factory) -> None:
+    tree = tree_factory()
+    tree.configure(**MLH)
+    # Winning (q > 0): a child ending the game sooner gains, a longer one loses.
+    assert tree.moves_left_utility(10.0, 30.0, 0.95) > 0.0
+    assert tree.moves_left_utility(50.0, 30.0, 0.95) < 0.0
+    # Losing: the reverse.
+    assert tree.moves_left_utility(10.0, 30.0, -0.95) < 0.0
+    assert tree.moves_left_utility(50.0, 30.0, -0.95) > 0.0
+    # |q| at or below the threshold: nothing; at |q| = 1 the scale is 1.6521 - 0.6521 = 1.
+    assert tree.moves_left_utility(10.0, 30.0, 0.8) == 0.0
+    assert tree.moves_left_utility(29.0, 30.0, 1.0) == pytest.approx(0.0027)
+    # The slope's term is capped at the max effect (100 plies * 0.0027 > 0.0345).
+    assert tree.moves_left_utility(0.0, 100.0, 1.0) == pytest.approx(0.0345)
+    a = (0.9 - 0.8) / 0.2
+    assert tree.moves_left_utility(25.0, 30.0, 0.9) == pytest.approx(
+        5 * 0.0027 * (1.6521 * a - 0.6521 * a * a))
+    off = tree_factory()
+    off.configure()
+    assert off.moves_left_utility(0.0, 100.0, 1.0) == 0.0  # max effect 0: off
+
+
+def _two_child_root(tree_factory, priors: list[float], value: float, plies: list[float],
+                    visits: int, **kw):
+    """A root with two children of equal value (``value`` for the side to move at the root),
+    the first ending the game in ``plies[0]`` plies, the second in ``plies[1]``; returns the
+    children's visits after ``visits`` selections."""
+    tree = tree_factory()
+    tree.configure(**kw)
+    tree.expand(ROOT, np.arange(2, dtype=np.int32), np.array(priors, np.float32))
+    path = np.zeros(8, np.int32)
+    for _ in range(visits):
+        leaf = tree.select(path)
+        tree.backup(leaf, -value, 0.0, plies[int(path[0])])
+    return dict(zip(tree.children(ROOT)[0].tolist(), tree.children(ROOT)[2].tolist()))
+
+
+@pytest.mark.parametrize("tree_factory", [Tree, RefTree])
+def test_moves_left_utility_steers_visits_in_a_decided_position(tree_factory) -> None:
+    # Winning: the shorter win (child 1, lower prior) gets more visits with the utility on.
+    off = _two_child_root(tree_factory, [0.6, 0.4], 0.95, [60.0, 8.0], 200)
+    on = _two_child_root(tree_factory, [0.6, 0.4], 0.95, [60.0, 8.0], 200, **MLH)
+    assert on[1] > off[1] + 10
+    # Losing: the longer loss (child 0, lower prior) gets more.
+    off = _two_child_root(tree_factory, [0.4, 0.6], -0.95, [60.0, 8.0], 200)
+    on = _two_child_root(tree_factory, [0.4, 0.6], -0.95, [60.0, 8.0], 200, **MLH)
+    assert on[0] > off[0] + 10
+    # Undecided (|Q| below the threshold): the utility changes nothing.
+    off = _two_child_root(tree_factory, [0.6, 0.4], 0.5, [60.0, 8.0], 200)
+    on = _two_child_root(tree_factory, [0.6, 0.4], 0.5, [60.0, 8.0], 200, **MLH)
+    assert on == off
+
+
+def test_moves_left_utility_same_in_cython_and_reference(bundled_net) -> None:
+    """The bundled net has a moves-left head; in KQ vs K its Q is past the threshold."""
+    net = OnnxEvaluator(str(bundled_net), threads=1)
+    fen = "6k1/8/8/8/8/8/5Q2/6K1 w - - 0 1"
+    fast = run_search(fen, Tree, 300, 8, evaluator=net, **MLH)
+    ref = run_search(fen, RefTree, 300, 8, evaluator=net, **MLH)
+    assert visit_table(fast) == visit_table(ref)
+    off = run_search(fen, Tree, 300, 8, evaluator=net)
+    assert visit_table(off) != visit_table(fast)  # the utility was at work

@@ -589,3 +589,17 @@ def test_budget_is_pure() -> None:
     limits = GoLimits(wtime=5000, btime=5000, winc=50, binc=50)
     assert budget(limits, True, 30, 100) == budget(limits, True, 30, 100)
     assert dataclasses.replace(limits) == limits
+
+
+def test_moves_left_options_reach_the_search_params() -> None:
+    values = defaults()
+    assert to_settings(values)[1].moves_left_max_effect == 0.0  # off by default
+    values["MovesLeftMaxEffect"] = BY_NAME["movesleftmaxeffect"].parse("0.0345")
+    values["MovesLeftThreshold"] = BY_NAME["movesleftthreshold"].parse("0.9")
+    values["MovesLeftQuadraticFactor"] = BY_NAME["movesleftquadraticfactor"].parse("-0.5")
+    params = to_settings(values)[1]
+    assert params.moves_left_max_effect == pytest.approx(0.0345)
+    assert params.moves_left_threshold == pytest.approx(0.9)
+    assert params.moves_left_quadratic == pytest.approx(-0.5)
+    with pytest.raises(ValueError, match="MovesLeftScaledFactor"):
+        BY_NAME["movesleftscaledfactor"].parse("3")

@@ -377,18 +377,31 @@ def evaluate(new: Path, other: Path, cfg: LoopConfig, pgn_path: Path) -> dict[st
     """A match through the engine (trainer/match.py): each opening with both colours, fixed
     nodes per move; score and Elo with its 95% interval from the new net's side. The same
     openings every generation, so that generations are compared on equal terms."""
-    from trainer.match import DEFAULT_OPENINGS, play_match, read_openings, zerosum_spec
+    from trainer.match import (DEFAULT_OPENINGS, TimeControl, play_match, read_openings,
+                               zerosum_spec)
 
     pgn_path.parent.mkdir(parents=True, exist_ok=True)
     book = cfg.eval_openings or cfg.selfplay.openings or str(DEFAULT_OPENINGS)
     openings = read_openings(book, (cfg.eval_games + 1) // 2, seed=1) if Path(book).is_file() \
         else None
+    from trainer.match_pgn import played_games
+
     opts = {"Threads": 1, "NNThreads": 1}
-    res = play_match(zerosum_spec(new, f"zerosum-{new.stem}", **opts),
-                     zerosum_spec(other, f"zerosum-{other.stem}", **opts),
-                     openings=openings, games=cfg.eval_games, tc=f"nodes={cfg.eval_nodes}",
+    a = zerosum_spec(new, f"zerosum-{new.stem}", **opts)
+    b = zerosum_spec(other, f"zerosum-{other.stem}", **opts)
+    tc = TimeControl.parse(f"nodes={cfg.eval_nodes}")
+    try:  # a loop killed mid-match keeps the games it finished (PATH.partial)
+        previous = played_games(pgn_path, a.name, b.name, openings, tc)
+    except ValueError as exc:  # another match's file (settings changed): play it again
+        print(f"evaluate: not resuming from {pgn_path}: {exc}", flush=True)
+        previous = []
+    previous = previous if len(previous) <= cfg.eval_games else []
+    if previous:
+        print(f"evaluate: resuming with {len(previous)} of {cfg.eval_games} games played",
+              flush=True)
+    res = play_match(a, b, openings=openings, games=cfg.eval_games, tc=tc,
                      concurrency=cfg.eval_concurrency, pgn_path=pgn_path,
-                     max_plies=cfg.selfplay.max_plies, progress=False)
+                     max_plies=cfg.selfplay.max_plies, progress=False, previous=previous)
     print(res.summary(), flush=True)
     d = res.to_dict()
     return {"opponent": other.name, "nodes": cfg.eval_nodes, "error": d["elo_error"],
