@@ -278,3 +278,42 @@ def test_train_target_follows_the_previous_generation(tmp_path: Path) -> None:
     lp.save_history(6, "train", {"step": 600})  # six generations of 100 steps
     assert lp.train_target(7) == 900
     assert Loop(LoopConfig(run_dir=str(tmp_path), steps=100)).train_target(7) == 700
+
+
+def test_evaluation_resumes_with_the_games_it_finished(
+        tmp_path: Path, bundled_net: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loop killed mid-match keeps the finished games (PATH.partial) and plays the rest."""
+    import shutil
+
+    import chess.pgn
+
+    import trainer.loop as loop_mod
+    import trainer.match as match_mod
+
+    new, old = tmp_path / "gen-0001.onnx", tmp_path / "gen-0000.onnx"
+    shutil.copy(bundled_net, new)
+    shutil.copy(bundled_net, old)
+    pgn = tmp_path / "eval" / "gen-0001-vs-reference.pgn"
+    cfg = loop_mod.LoopConfig(run_dir=str(tmp_path), eval_games=2, eval_nodes=4,
+                              eval_concurrency=1)
+    first = loop_mod.evaluate(new, old, cfg, pgn)
+    assert first["games"] == 2
+    # As if killed after two games: only the .partial holds them.
+    pgn.rename(pgn.with_name(pgn.name + ".partial"))
+    resumed_with: list[int] = []
+    real = match_mod.play_match
+
+    def spy(*args: object, **kw: object) -> object:
+        resumed_with.append(len(kw["previous"]))  # type: ignore[arg-type]
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(match_mod, "play_match", spy)
+    cfg.eval_games = 4
+    second = loop_mod.evaluate(new, old, cfg, pgn)
+    assert resumed_with == [2]
+    assert second["games"] == 4
+    with open(pgn, encoding="utf-8") as f:
+        rounds = []
+        while (g := chess.pgn.read_game(f)) is not None:
+            rounds.append(int(g.headers["Round"]))
+    assert rounds == [1, 2, 3, 4]
