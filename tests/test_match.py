@@ -172,6 +172,20 @@ def test_read_openings_from_the_book(shared_data: Path) -> None:
     assert [o.index for o in s1] != [o.index for o in read_openings(book, 4, seed=2)]
 
 
+def test_read_openings_cut_to_distinct_short_lines(shared_data: Path) -> None:
+    book = shared_data / BOOK_REL
+    short = read_openings(book, 40, plies=2)
+    lines = [(o.fen, o.moves) for o in short]
+    assert all(len(o.moves) == 2 for o in short)
+    assert len(set(lines)) == 40  # the book's 8-move lines share first moves: no line twice
+    assert [o.index for o in short] == sorted(o.index for o in short)
+    full = read_openings(book, short[-1].index + 1)
+    assert {o.moves[:2] for o in full} == {o.moves for o in short}  # every start, none skipped
+    assert [o.moves for o in read_openings(book, 1, plies=0)] == [()]
+    with pytest.raises(ValueError):
+        read_openings(book, 1, plies=-1)
+
+
 def test_read_openings_small_file(tmp_path: Path) -> None:
     pgn = tmp_path / "two.pgn"
     pgn.write_text(textwrap.dedent("""\

@@ -82,6 +82,8 @@ def build_match_parser(prog: str = "python -m trainer match") -> argparse.Argume
                    help="opening PGN ('none': the start position)")
     p.add_argument("--opening-offset", type=int, default=0, help="first opening's index (0)")
     p.add_argument("--seed", type=int, help="random openings with this seed")
+    p.add_argument("--opening-plies", type=int, metavar="N",
+                   help="play only each line's first N plies, distinct lines only (all)")
     p.add_argument("--variant", choices=("standard", "fischerandom"), default="standard",
                    help="fischerandom: Chess960 from random start positions (each played "
                         "with both colours), UCI_Chess960 on for both engines")
@@ -127,7 +129,7 @@ def match_main(argv: list[str] | None = None) -> int:
                                                                args.seed)
         else:
             openings = load_openings(args.openings, math.ceil(args.games / 2),
-                                     args.opening_offset, args.seed)
+                                     args.opening_offset, args.seed, args.opening_plies)
         previous: list[GameRecord] = []
         if args.resume:
             if not args.pgn:

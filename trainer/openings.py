@@ -74,9 +74,13 @@ def _game_starts(text: str) -> list[int]:
 
 
 def read_openings(path: str | os.PathLike[str], count: int, offset: int = 0,
-                  seed: int | None = None) -> list[Opening]:
+                  seed: int | None = None, plies: int | None = None) -> list[Opening]:
     """``count`` openings from a PGN file: games ``offset, offset+1, ...`` (wrapping at the
     end), or with ``seed`` a random sample (repeatable) of the games from ``offset`` on.
+
+    ``plies`` cuts each line to its first plies (cutechess's ``-openings ... plies=N``) and
+    keeps only lines not already taken, so a book of 8-move lines gives distinct short starts,
+    e.g. for a match that measures an opening book, which needs the early plies left to play.
 
     Only the chosen games are parsed (the file is indexed by its tag sections first), so a
     34,700-game book costs a fraction of a second. Games that will not parse are skipped.
@@ -98,13 +102,22 @@ def read_openings(path: str | os.PathLike[str], count: int, offset: int = 0,
         random.Random(seed).shuffle(pool)
         order = pool + [i for i in range(offset)]
     ends = starts[1:] + [len(text)]
+    if plies is not None and plies < 0:
+        raise ValueError(f"opening plies must be >= 0, not {plies}")
     result: list[Opening] = []
+    taken: set[tuple[str, tuple[chess.Move, ...]]] = set()
     for idx in order:
         game = chess.pgn.read_game(io.StringIO(text[starts[idx]:ends[idx]]))
         if game is None or game.errors:
             continue
         moves = tuple(game.mainline_moves())
         eco = game.headers.get("ECO") or game.headers.get("Eco")
+        if plies is not None:
+            moves = moves[:plies]
+            if (game.board().fen(), moves) in taken:
+                continue
+            taken.add((game.board().fen(), moves))
+            eco = None  # the code named the whole line
         result.append(Opening(idx, game.board().fen(), moves, eco))
         if len(result) == count:
             break
@@ -117,10 +130,10 @@ def read_openings(path: str | os.PathLike[str], count: int, offset: int = 0,
 
 
 def load_openings(path: str | None, count: int, offset: int = 0,
-                  seed: int | None = None) -> list[Opening] | None:
+                  seed: int | None = None, plies: int | None = None) -> list[Opening] | None:
     """Openings for a match (None: from the start position)."""
     if path is None or path.lower() == "none":
         return None
     if not Path(path).is_file():
         raise FileNotFoundError(path)
-    return read_openings(path, count, offset, seed)
+    return read_openings(path, count, offset, seed, plies)
