@@ -108,6 +108,27 @@ def test_book_command_runs_twice_and_resumes(tmp_path: Path, maia_path: Path) ->
         assert any(True for _ in reader.find_all(chess.Board()))
 
 
+def test_book_games_start_from_the_openings_given(tmp_path: Path, maia_path: Path) -> None:
+    """--openings: game k starts from the k-th short line (cut to --opening-plies), whose own
+    positions are learned too, and goes on by self-play to --plies."""
+    pgn, table = tmp_path / "o.pgn", tmp_path / "t.npz"
+    pgn.write_text('[Event "a"]\n\n1. g4 e5 2. f3 *\n\n[Event "b"]\n\n1. a4 h5 *\n\n'
+                   '[Event "c"]\n\n1. g4 e5 2. Nc3 *\n')
+    from trainer.__main__ import main
+
+    assert main(["book", "--table", str(table), "--weights", str(maia_path), "--games", "2",
+                 "--plies", "3", "--nodes", "8", "--openings", str(pgn)]) == 0
+    t = BookTable.load(table)
+    lines = [["g2g4", "e7e5"], ["a2a4", "h7h5"]]
+    for line in lines:
+        board = chess.Board()
+        for uci in line:
+            assert t.get(board) is not None
+            board.push_uci(uci)
+        assert t.get(board) is not None  # the third ply: self-play's
+    assert len(t.entries) == 5 and t.games == 2
+
+
 def test_book_choice_and_variety(tmp_path: Path) -> None:
     table = BookTable()
     table.add_search(chess.Board(), 0.0, {chess.Move.from_uci("e2e4"): 0.6,

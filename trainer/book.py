@@ -1,7 +1,8 @@
 """A rote-learned opening book: search the opening positions of self-play, keep what was found.
 
 ``python -m trainer book --table T --out book.bin --games 50 --plies 12`` plays games against
-itself from the start position (and replays the games given with ``--pgn``); every position of
+itself from the start position (or, with ``--openings``, from short opening lines in turn, e.g.
+the ones a match will start from) and replays the games given with ``--pgn``; every position of
 the first ``plies`` plies is searched with the engine's own search (``--nodes`` visits) unless the
 table already holds ``--searches`` searches of it, in which case the game follows the table. The
 table is a transposition table shared by both sides (keyed by the Polyglot Zobrist hash, so
@@ -34,6 +35,7 @@ import chess.polyglot
 import numpy as np
 
 from trainer.checkpoint import atomic_write, load_tagged_npz, save_tagged_npz
+from trainer.openings import read_openings
 
 TABLE_FORMAT = "zerosum-book-table"
 TABLE_VERSION = 1
@@ -232,11 +234,18 @@ def run(args: argparse.Namespace) -> int:
                 break
             searched += learn_line(table, chess.Board(), search, args.plies, args.searches,
                                    np.random.default_rng(0), 0.0, given=line)
+        starts = [o for o in read_openings(args.openings, args.games, plies=args.opening_plies)
+                  if o.fen == chess.STARTING_FEN] if args.openings else None
         for g in range(args.games):
             # The game's seed is its number over all runs: a resumed run plays new games.
             rng = np.random.default_rng([args.seed, table.games])
-            searched += learn_line(table, chess.Board(), search, args.plies, args.searches, rng,
-                                   args.temperature)
+            board = chess.Board()
+            if starts:  # the opening's own positions are learned too, then the game goes on
+                line = starts[table.games % len(starts)].moves
+                searched += learn_line(table, board, search, len(line), args.searches, rng, 0.0,
+                                       given=line)
+            searched += learn_line(table, board, search, args.plies - len(board.move_stack),
+                                   args.searches, rng, args.temperature)
             table.games += 1
             if (g + 1) % args.save_every == 0:
                 save()
@@ -267,6 +276,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="searches of a position before games follow the table (1)")
     p.add_argument("--temperature", type=float, default=1.0,
                    help="variety of self-play moves: weight^(1/T) (1)")
+    p.add_argument("--openings", help="self-play games start from this PGN's lines, in turn "
+                                       "(e.g. a match's openings; none: the start position)")
+    p.add_argument("--opening-plies", type=int, default=2,
+                   help="--openings lines cut to their first N plies, distinct lines only (2)")
     p.add_argument("--pgn", nargs="*", help="games to learn from too (their first plies)")
     p.add_argument("--pgn-games", type=int, default=1000, help="games read from --pgn (1000)")
     p.add_argument("--min-share", type=float, default=0.2,
