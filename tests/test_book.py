@@ -127,6 +127,11 @@ def test_book_games_start_from_the_openings_given(tmp_path: Path, maia_path: Pat
             board.push_uci(uci)
         assert t.get(board) is not None  # the third ply: self-play's
     assert len(t.entries) == 5 and t.games == 2
+    for bad in (tmp_path / "missing.pgn", tmp_path / "t.npz"):  # no file; not a PGN
+        with pytest.raises(SystemExit, match="--openings"):
+            main(["book", "--table", str(table), "--weights", str(maia_path), "--games", "1",
+                  "--openings", str(bad)])
+    assert BookTable.load(table).runs == 1  # nothing written by the refused runs
 
 
 def test_book_choice_and_variety(tmp_path: Path) -> None:

@@ -217,6 +217,17 @@ def pgn_lines(paths: Sequence[str], plies: int) -> Iterator[list[chess.Move]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    starts = None
+    if args.openings:  # checked before anything is searched or written
+        try:
+            starts = [o for o in read_openings(args.openings, args.games,
+                                               plies=args.opening_plies)
+                      if o.fen == chess.STARTING_FEN]
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"book: --openings: {exc}") from None
+        if not starts:
+            raise SystemExit(f"book: --openings: {args.openings} has no line from the start "
+                             "position")
     table_path = Path(args.table)
     table = BookTable.load(table_path) if table_path.exists() else BookTable()
     before = (len(table.entries), table.games)
@@ -234,8 +245,6 @@ def run(args: argparse.Namespace) -> int:
                 break
             searched += learn_line(table, chess.Board(), search, args.plies, args.searches,
                                    np.random.default_rng(0), 0.0, given=line)
-        starts = [o for o in read_openings(args.openings, args.games, plies=args.opening_plies)
-                  if o.fen == chess.STARTING_FEN] if args.openings else None
         for g in range(args.games):
             # The game's seed is its number over all runs: a resumed run plays new games.
             rng = np.random.default_rng([args.seed, table.games])
@@ -276,8 +285,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="searches of a position before games follow the table (1)")
     p.add_argument("--temperature", type=float, default=1.0,
                    help="variety of self-play moves: weight^(1/T) (1)")
-    p.add_argument("--openings", help="self-play games start from this PGN's lines, in turn "
-                                       "(e.g. a match's openings; none: the start position)")
+    p.add_argument("--openings", help="self-play games start from this PGN's first --games "
+                                       "lines, in turn, e.g. a match's (default: the start "
+                                       "position)")
     p.add_argument("--opening-plies", type=int, default=2,
                    help="--openings lines cut to their first N plies, distinct lines only (2)")
     p.add_argument("--pgn", nargs="*", help="games to learn from too (their first plies)")
