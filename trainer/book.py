@@ -250,9 +250,9 @@ def run(args: argparse.Namespace) -> int:
             rng = np.random.default_rng([args.seed, table.games])
             board = chess.Board()
             if starts:  # the opening's own positions are learned too, then the game goes on
-                line = starts[table.games % len(starts)].moves
-                searched += learn_line(table, board, search, len(line), args.searches, rng, 0.0,
-                                       given=line)
+                start_line = starts[table.games % len(starts)].moves
+                searched += learn_line(table, board, search, len(start_line), args.searches, rng,
+                                       0.0, given=start_line)
             searched += learn_line(table, board, search, args.plies - len(board.move_stack),
                                    args.searches, rng, args.temperature)
             table.games += 1
