@@ -35,7 +35,7 @@ import chess.polyglot
 import numpy as np
 
 from trainer.checkpoint import atomic_write, load_tagged_npz, save_tagged_npz
-from trainer.openings import read_openings
+from trainer.openings import load_openings
 
 TABLE_FORMAT = "zerosum-book-table"
 TABLE_VERSION = 1
@@ -217,14 +217,13 @@ def pgn_lines(paths: Sequence[str], plies: int) -> Iterator[list[chess.Move]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:  # checked before anything is searched or written; 'none' as in match: the start
+        openings = load_openings(args.openings, args.games, plies=args.opening_plies)
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"book: --openings: {exc}") from None
     starts = None
-    if args.openings:  # checked before anything is searched or written
-        try:
-            starts = [o for o in read_openings(args.openings, args.games,
-                                               plies=args.opening_plies)
-                      if o.fen == chess.STARTING_FEN]
-        except (OSError, ValueError) as exc:
-            raise SystemExit(f"book: --openings: {exc}") from None
+    if openings is not None:
+        starts = [o for o in openings if o.fen == chess.STARTING_FEN]
         if not starts:
             raise SystemExit(f"book: --openings: {args.openings} has no line from the start "
                              "position")
@@ -286,8 +285,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--temperature", type=float, default=1.0,
                    help="variety of self-play moves: weight^(1/T) (1)")
     p.add_argument("--openings", help="self-play games start from this PGN's first --games "
-                                       "lines, in turn, e.g. a match's (default: the start "
-                                       "position)")
+                                       "lines, in turn, e.g. a match's (none, the default: the "
+                                       "start position)")
     p.add_argument("--opening-plies", type=int, default=2,
                    help="--openings lines cut to their first N plies, distinct lines only (2)")
     p.add_argument("--pgn", nargs="*", help="games to learn from too (their first plies)")

@@ -5,7 +5,7 @@
 # net. Self-play games are not in git (bulky), so the replay window starts empty and fills again
 # from the next generation on. Generation 0 is the bundled net (same weights; only the ONNX
 # metadata differ from the loop's own export).
-#   bash benchmarks/results/run-g/restore.sh && bash benchmarks/results/run-g/command.sh
+#   bash benchmarks/results/run-g/restore.sh && nohup bash benchmarks/results/run-g/command.sh >> runs/rl-gumbel-g.log 2>&1 &
 set -e
 cd "$(dirname "$0")/../../.."
 S=benchmarks/results/run-g; R=runs/rl-gumbel-g
