@@ -12,7 +12,9 @@ import onnx
 import pytest
 
 from engine import contract
-from engine.evaluator import NetError, OnnxEvaluator, int8_path, resolve_precision
+from engine import evaluator
+from engine.evaluator import (NetError, OnnxEvaluator, cpu_has_int8_dot, int8_path,
+                              resolve_precision)
 from engine.uci import UciEngine
 from trainer.__main__ import main as trainer_main
 from trainer.books import DEFAULT_OPENINGS
@@ -36,9 +38,24 @@ def test_resolve_precision(tmp_path: Path) -> None:
     with pytest.raises(NetError, match="unknown precision"):
         resolve_precision(str(net), "fp16")
     (tmp_path / "a-int8.onnx").write_bytes(b"")
-    assert resolve_precision(str(net), "auto") == str(tmp_path / "a-int8.onnx")
-    assert resolve_precision(str(net), "int8") == str(tmp_path / "a-int8.onnx")
-    assert resolve_precision(str(net), "auto", provider="cuda") == str(net)
+    assert resolve_precision(str(net), "auto", int8_fast=True) == str(tmp_path / "a-int8.onnx")
+    # without int8 dot-product instructions the int8 kernels are slower than fp32
+    assert resolve_precision(str(net), "auto", int8_fast=False) == str(net)
+    assert resolve_precision(str(net), "int8", int8_fast=False) == str(tmp_path / "a-int8.onnx")
+    assert resolve_precision(str(net), "auto", provider="cuda", int8_fast=True) == str(net)
+    expected = str(tmp_path / "a-int8.onnx") if cpu_has_int8_dot() else str(net)
+    assert resolve_precision(str(net), "auto") == expected
+
+
+def test_cpu_has_int8_dot_reads_the_flags() -> None:
+    zen4 = "processor\t: 0\nflags\t\t: fpu avx2 avx512f avx512_vnni avx512_bf16\n"
+    zen3 = "processor\t: 0\nflags\t\t: fpu avx2 vaes vpclmulqdq\n"
+    alder = "flags\t\t: fpu avx2 avx_vnni\n"
+    graviton = "processor\t: 0\nFeatures\t: fp asimd asimddp sha512\n"
+    assert cpu_has_int8_dot(zen4) and cpu_has_int8_dot(alder) and cpu_has_int8_dot(graviton)
+    assert not cpu_has_int8_dot(zen3)
+    assert not cpu_has_int8_dot("model name\t: avx512_vnni in a name is not a flag\n")
+    assert not cpu_has_int8_dot("")
 
 
 def test_sample_positions_draws_real_positions_with_their_moves(shared_data: Path) -> None:
@@ -114,7 +131,9 @@ def test_precision_option_is_declared() -> None:
 
 
 @pytest.mark.skipif(not SHIPPED_INT8.is_file(), reason="no int8 copy of the bundled net shipped")
-def test_precision_picks_the_shipped_int8_net(bundled_net: Path) -> None:
+def test_precision_picks_the_shipped_int8_net(bundled_net: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(evaluator, "cpu_has_int8_dot", lambda: True)
     eng, lines = _uci("setoption name Threads value 1", "isready")
     assert lines == ["readyok"]
     assert eng.controller.load_net().name == SHIPPED_INT8.name  # auto: the int8 sibling
@@ -122,6 +141,9 @@ def test_precision_picks_the_shipped_int8_net(bundled_net: Path) -> None:
     assert eng.controller.load_net().name == bundled_net.name
     eng.handle("setoption name Precision value int8")
     assert eng.controller.load_net().name == SHIPPED_INT8.name
+    monkeypatch.setattr(evaluator, "cpu_has_int8_dot", lambda: False)
+    eng.handle("setoption name Precision value auto")  # a CPU without VNNI: fp32
+    assert eng.controller.load_net().name == bundled_net.name
     eng.handle("position startpos")
     eng.handle("go nodes 40")
     eng.controller.wait()
@@ -140,9 +162,11 @@ def test_precision_int8_without_a_quantized_net_is_reported(bundled_net: Path,
     assert eng.values["Precision"] == "fp32"
 
 
-def test_a_stale_int8_sibling_is_not_used(bundled_net: Path, tmp_path: Path) -> None:
+def test_a_stale_int8_sibling_is_not_used(bundled_net: Path, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """The int8 file records its fp32 source's hash: beside a retrained (different) net, auto
     falls back to fp32 and an explicit int8 is refused, instead of playing the old net."""
+    monkeypatch.setattr(evaluator, "cpu_has_int8_dot", lambda: True)
     net = tmp_path / "net.onnx"
     shutil.copy(bundled_net, net)
     shutil.copy(int8_path(bundled_net), int8_path(net))

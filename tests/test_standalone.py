@@ -29,11 +29,15 @@ def install_tree(site: Path) -> None:
     cfg = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
     data = cfg.get("package-data", {})
     for pkg in cfg["packages"]:
-        src = REPO / pkg
+        # "trainer.muzero" lies in trainer/muzero (an editable install elsewhere on the machine
+        # would otherwise hide a subpackage this copy left out)
+        folder = Path(*pkg.split("."))
+        src = REPO / folder
+        assert src.is_dir(), f"package {pkg} has no folder {src}"
         files = [*src.glob("*.py"), *src.glob("*.so"), *src.glob("*.pyd")]
         files += [f for pattern in data.get(pkg, []) for f in src.glob(pattern)]
         for f in files:
-            dest = site / pkg / f.relative_to(src)
+            dest = site / folder / f.relative_to(src)
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(f, dest)
 
