@@ -5,6 +5,7 @@ Commands:
   pgn-train   supervised training on PGN games, exporting an ONNX net
   export      export a checkpoint to an ONNX net
   quantize    an int8 copy of a net (static QDQ, calibrated on real positions)
+  average     the mean of several nets of one run (weight averaging, as lc0 and KataGo ship)
   selfplay, train, loop, endgames, sf-label, sf-games
               self-play records, training on them, the whole loop (trainer/cli_rl.py)
   book        an opening book learned by searching self-play openings (Polyglot .bin)
@@ -69,6 +70,10 @@ def add_export(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_export)
 
 
+def add_average(sub: argparse._SubParsersAction) -> None:
+    importlib.import_module("trainer.average").add_parser(sub)
+
+
 def add_book(sub: argparse._SubParsersAction) -> None:
     importlib.import_module("trainer.book").add_parser(sub)
 
@@ -97,7 +102,8 @@ def _passthrough(name: str, text: str) -> Callable[[argparse._SubParsersAction],
 
 
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
-    add_pgn_data, add_pgn_train, add_export, add_quantize, add_rl, add_book, add_muzero,
+    add_pgn_data, add_pgn_train, add_export, add_quantize, add_average, add_rl, add_book,
+    add_muzero,
     _passthrough("match", "engine against engine, with Elo"),
     _passthrough("ladder", "the engine against a ladder"),
 ]
