@@ -82,7 +82,7 @@ the CPU backend where one exists and the CPU has int8 dot-product instructions
 
 # CPU flags (as /proc/cpuinfo spells them) of the instructions onnxruntime's u8*s8 kernels need to
 # beat fp32: x86 VNNI (AVX-512 or AVX), AMX, and arm64's dot product. Measured: the bundled int8
-# net runs 1.5-2.1x fp32 on a Zen 4 with avx512_vnni, but 0.85x on a Zen 2/3 with AVX2 only.
+# net runs 1.5-2.1x fp32 on a Zen 4 with avx512_vnni, but 0.85x on an AVX2 EPYC without VNNI.
 INT8_DOT_FLAGS = frozenset({"avx512_vnni", "avx_vnni", "amx_int8", "asimddp"})
 
 
