@@ -34,7 +34,7 @@ def average_onnx(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike
     from onnx import numpy_helper
 
     from engine.evaluator import OnnxEvaluator
-    from trainer.files import atomic_write
+    from trainer.export import with_metadata, write_verified
 
     if len(paths) < 2:
         raise ValueError("average needs at least two nets")
@@ -45,12 +45,13 @@ def average_onnx(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike
     models = [onnx.load(str(p)) for p in paths]
     last = models[-1]
     shapes = {i.name: tuple(i.dims) for i in last.graph.initializer}
+    ops = [n.op_type for n in last.graph.node]
     tensors: list[dict[str, np.ndarray]] = []
     for p, m in zip(paths, models):
         t = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
         if {n: a.shape for n, a in t.items()} != shapes:
             raise ValueError(f"{p}: not the same graph as {paths[-1]} (initializers differ)")
-        if [n.op_type for n in m.graph.node] != [n.op_type for n in last.graph.node]:
+        if [n.op_type for n in m.graph.node] != ops:
             raise ValueError(f"{p}: not the same graph as {paths[-1]} (nodes differ)")
         tensors.append(t)
     moved = 0.0
@@ -69,18 +70,9 @@ def average_onnx(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike
     meta["averaged"] = json.dumps({"nets": [Path(p).name for p in paths],
                                    "weights": [round(float(x), 6) for x in w]})
     meta["name"] = Path(out).stem
-    del last.metadata_props[:]
-    for k, v in meta.items():
-        last.metadata_props.add(key=k, value=v)
-    data = last.SerializeToString()
-    out = Path(out)
-    tmp = out.with_name(f".{out.name}.check.onnx")
-    try:
-        atomic_write(tmp, lambda f: f.write(data))
-        OnnxEvaluator(str(tmp), threads=1, precision="fp32")  # the contract holds
-        os.replace(tmp, out)
-    finally:
-        tmp.unlink(missing_ok=True)
+    # the contract holds (onnxruntime loads it) before it replaces anything at ``out``
+    write_verified([(Path(out), with_metadata(last.SerializeToString(), meta))],
+                   lambda temps: OnnxEvaluator(str(temps[0]), threads=1, precision="fp32"))
     return {"max_abs_change_from_last": moved}
 
 
