@@ -13,14 +13,14 @@ import pytest
 
 from engine import contract
 from engine import evaluator
-from engine.evaluator import (NetError, OnnxEvaluator, cpu_has_int8_dot, int8_path,
-                              resolve_precision)
+from engine.evaluator import (NetError, OnnxEvaluator, cpu_has_int8_dot, default_net_path,
+                              int8_path, resolve_precision)
 from engine.uci import UciEngine
 from trainer.__main__ import main as trainer_main
 from trainer.books import DEFAULT_OPENINGS
 from trainer.quantize import sample_positions
 
-SHIPPED_INT8 = int8_path(Path(__file__).resolve().parents[1] / "nets" / "zerosum-6x64.onnx")
+SHIPPED_INT8 = int8_path(default_net_path())
 
 
 def test_int8_path_names_the_sibling() -> None:

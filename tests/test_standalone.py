@@ -21,6 +21,8 @@ from pathlib import Path
 import chess.pgn
 import pytest
 
+from engine.evaluator import BUNDLED_NET_FILE
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -103,7 +105,7 @@ def test_selfplay_with_default_net_and_openings(installed: tuple[Path, Path, dic
 
 def test_match_runs_the_installed_engine(installed: tuple[Path, Path, dict[str, str]]) -> None:
     site, work, env = installed
-    net = site / "nets" / "zerosum-6x64.onnx"
+    net = site / "nets" / BUNDLED_NET_FILE
     proc = run(["-m", "trainer", "match", "--weights1", str(net), "--weights2", str(net),
                 "--option1", "Precision=int8", "Threads=1", "NNThreads=1",
                 "--option2", "Precision=fp32", "Threads=1", "NNThreads=1",
