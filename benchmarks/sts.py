@@ -4,19 +4,18 @@
         --net nets/zerosum-6x64-sp1.onnx --option Precision=fp32
 
 Each STS position gives up to four moves with points (``c9``: the moves in UCI, ``c8``: their
-points, 10 for the best); a move not listed scores 0. The engine is the installed UCI program
-(``uci_main.py``) driven through python-chess, one position at a time with ``go movetime``, and
-``ucinewgame`` between positions so that no tree is carried over. ``MoveOverhead`` is 10 ms unless
-given: the engine's default of 100 ms, kept back for a GUI's round trip, would leave nothing of
-a 100 ms budget. Prints the points per theme
-(the ``id`` before its number) and in all, out of 10 per position, and the count of best moves.
+points, 10 for the best); a move not listed scores 0. The engine is started as the match runner
+starts it (``trainer.match.zerosum_spec``) and driven through python-chess, one position at a
+time with ``go movetime``, and ``ucinewgame`` between positions so that no tree is carried over.
+``MoveOverhead`` is 10 ms unless given: the engine's default of 100 ms, kept back for a GUI's
+round trip, would leave nothing of a 100 ms budget. Prints the points per theme (the ``id``
+before its number) and in all, out of 10 per position, and the count of best moves.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -24,7 +23,8 @@ from pathlib import Path
 import chess
 import chess.engine
 
-REPO = Path(__file__).resolve().parents[1]
+from trainer.match import REPO, zerosum_spec
+from trainer.match_cli import key_values
 
 
 def load_suite(path: Path) -> list[tuple[chess.Board, str, dict[str, int]]]:
@@ -49,11 +49,9 @@ def load_suite(path: Path) -> list[tuple[chess.Board, str, dict[str, int]]]:
 def run(net: str | None, options: dict[str, str], epd: Path, ms: int, limit: int | None,
         ) -> dict[str, object]:
     suite = load_suite(epd)[:limit]
-    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, str(REPO / "uci_main.py")])
-    config: dict[str, str | int | bool] = dict(options)
-    if net:
-        config["WeightsFile"] = str(Path(net).resolve())
-    engine.configure(config)
+    spec = zerosum_spec(net, **options)
+    engine = chess.engine.SimpleEngine.popen_uci(spec.command, cwd=spec.cwd)
+    engine.configure(spec.options)
     by_theme: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # points, best, positions
     start = time.monotonic()
     try:
@@ -85,7 +83,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--limit", type=int, default=None, help="only the first N positions")
     ap.add_argument("--json", type=Path, default=None, help="also write the results here")
     args = ap.parse_args(argv)
-    options = {"MoveOverhead": "10", **dict(kv.split("=", 1) for kv in args.option)}
+    options = {"MoveOverhead": "10", **key_values(args.option)}
     results = []
     for net in args.net or [None]:
         res = run(net, options, args.epd, args.ms, args.limit)

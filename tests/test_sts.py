@@ -21,7 +21,7 @@ def test_suite_points_are_legal_moves(shared_data: Path) -> None:
             assert chess.Move.from_uci(uci) in board.legal_moves, (board.fen(), uci)
 
 
-def test_run_scores_the_engine_move(shared_data: Path, tmp_path: Path) -> None:
+def test_run_scores_the_engine_move(tmp_path: Path) -> None:
     epd = tmp_path / "one.epd"
     # Back-rank mate in one, Qd8# (10 points); Kf1 is listed for 1, any other move scores 0.
     epd.write_text('6k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - bm Qd8#; id "mate.001"; '
