@@ -317,3 +317,71 @@ def test_evaluation_resumes_with_the_games_it_finished(
         while (g := chess.pgn.read_game(f)) is not None:
             rounds.append(int(g.headers["Round"]))
     assert rounds == [1, 2, 3, 4]
+
+
+def test_mixed_window_draws_its_share_from_the_anchor(tmp_path: Path) -> None:
+    """Each batch holds round(share * size) anchor rows, whatever the windows' sizes."""
+    from trainer.replay import MixedWindow
+
+    selfplay, anchor = tmp_path / "games", tmp_path / "sf"
+    selfplay.mkdir()
+    anchor.mkdir()
+    write_games(selfplay, [40])
+    rec = sample_record(6, seed=3)
+    rec.root_q[:] = 5.0  # a value no self-play record holds: marks the anchor's rows
+    rec.save(anchor / "sf-000000.npz")
+    w = MixedWindow(ReplayWindow([selfplay], 30), ReplayWindow([anchor], 1 << 40), 0.25)
+    assert w.refresh() == 30 and len(w.mix) == 6
+    for seed in range(5):
+        b = w.sample(16, np.random.default_rng(seed))
+        assert b.planes.shape == (16, 112, 8, 8) and len(b.wdl) == 16
+        assert list(b.root_q == 5.0) == [False] * 12 + [True] * 4
+    assert w.stats()["mixed"] == {"share": 0.25, "positions": 6, "files": 1}
+    with pytest.raises(ValueError, match="strictly between"):
+        MixedWindow(ReplayWindow([selfplay], 30), ReplayWindow([anchor], 10), 1.0)
+    empty = MixedWindow(ReplayWindow([selfplay], 30), ReplayWindow([tmp_path / "none"], 10), 0.5)
+    with pytest.raises(ValueError, match="no records to mix in"):
+        empty.refresh()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--mix-share", "0.3"], "needs --mix-data"),
+    (["--mix-data", "x", "--mix-share", "1.5"], "strictly between"),
+    (["--mix-data", "x"], "strictly between"),
+    (["--mix-data", "x", "--mix-share", "0.3", "--mode", "muzero"], "MuZero"),
+])
+def test_loop_rejects_a_bad_mix(tmp_path: Path, args: list[str], message: str) -> None:
+    from trainer.__main__ import build_parser
+    from trainer.cli_rl import loop_config
+
+    with pytest.raises(SystemExit, match=message):
+        loop_config(build_parser().parse_args(["loop", "--dir", str(tmp_path), *args]))
+    cfg = loop_config(build_parser().parse_args(
+        ["loop", "--dir", str(tmp_path), "--mix-data", "x", "--mix-share", "0.3",
+         "--heldout", "h1", "h2"]))
+    assert cfg.mix_data == ["x"] and cfg.mix_share == 0.3 and cfg.heldout == ["h1", "h2"]
+
+
+def test_heldout_agreement_of_a_net_with_its_own_labels(tmp_path: Path, bundled_net: Path) -> None:
+    """Labelled with the net's own value and best move, the net agrees exactly; labelled with
+    the opposite value, its MAE is twice its mean value size."""
+    from engine.evaluator import OnnxEvaluator
+    from trainer.heldout import agreement, record_files
+
+    rec = sample_record(8, seed=1)
+    out = OnnxEvaluator(str(bundled_net), threads=1).evaluate(rec.planes())
+    q = out.wdl[:, 0] - out.wdl[:, 2]
+    best = [[int(np.argmax(out.policy[i]))] for i in range(len(rec))]
+    own = Record.build(rec.planes(), list(rec.moves), rec.wdl, q, rec.root_d,
+                       rec.plies_left, [(b, [1.0]) for b in best])
+    own.save(tmp_path / "own" / "sf-000000.npz")
+    opposite = Record.build(rec.planes(), list(rec.moves), rec.wdl, -q, rec.root_d,
+                            rec.plies_left, [(b, [1.0]) for b in best])
+    opposite.save(tmp_path / "opposite" / "sf-000000.npz")
+    a = agreement(bundled_net, record_files([tmp_path / "own"]), threads=1)
+    assert a["positions"] == 8 and a["policy_top1"] == 1.0
+    assert a["value_mae"] < 1e-5 and a["value_corr"] > 0.999
+    b = agreement(bundled_net, record_files([tmp_path / "opposite" / "sf-000000.npz"]), threads=1)
+    assert b["value_mae"] == pytest.approx(2 * b["mean_abs_value"], abs=1e-5)
+    with pytest.raises(ValueError, match="no record files"):
+        record_files([tmp_path / "nothing"])

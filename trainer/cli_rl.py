@@ -116,6 +116,10 @@ def _add_train_args(p: argparse.ArgumentParser, steps_help: str) -> None:
     g.add_argument("--seed", type=int, default=d.seed)
     g.add_argument("--window", type=int, default=30_000, help="replay window (positions)")
     g.add_argument("--dedup", action="store_true", help="drop repeated positions in the window")
+    g.add_argument("--mix-data", nargs="+", default=[], metavar="DIR",
+                   help="records (e.g. Stockfish-labelled) mixed into every batch")
+    g.add_argument("--mix-share", type=float, default=0.0,
+                   help="share of each batch drawn from --mix-data")
 
 
 def _train_config(a: argparse.Namespace, horizon: int | None) -> TrainConfig:
@@ -145,17 +149,22 @@ def _selfplay(a: argparse.Namespace) -> int:
 
 def _train(a: argparse.Namespace) -> int:
     from trainer.loop import export_and_check
-    from trainer.replay import ReplayWindow
+    from trainer.replay import MixedWindow, ReplayWindow
     from trainer.train import Trainer
 
+    _check_mix(a)
     t = Trainer.create(a.init, _train_config(a, a.steps), a.out, resume=a.resume)
-    window = ReplayWindow(a.data, a.window, a.dedup)
+    main = ReplayWindow(a.data, a.window, a.dedup)
+    window = MixedWindow(main, ReplayWindow(a.mix_data, 1 << 40), a.mix_share) \
+        if a.mix_share > 0 else main
     print(f"window: {window.refresh()} positions; {json.dumps(window.stats())}")
     train_and_report(t, window, a.steps)
     if a.export:
         kinds = sorted({str(r.get("kind", "self-play")) for r in _record_kinds(a.data)})
         extra = {"training": f"trainer train on records ({', '.join(kinds)})",
                  "data": [str(d) for d in a.data], "init": str(a.init)}
+        if a.mix_share > 0:
+            extra["mixed"] = {"share": a.mix_share, "data": [str(d) for d in a.mix_data]}
         print(json.dumps(export_and_check(t, Path(a.export), generation=-1, extra=extra)))
     return 0
 
@@ -182,17 +191,32 @@ def _record_kinds(dirs: list[str]) -> list[dict[str, Any]]:
     return metas
 
 
+def _check_mix(a: argparse.Namespace) -> None:
+    """--mix-share and --mix-data go together; the share is a fraction of a batch."""
+    if a.mix_share and not a.mix_data:
+        raise SystemExit("--mix-share needs --mix-data (the records to mix in)")
+    if a.mix_data and not 0.0 < a.mix_share < 1.0:
+        raise SystemExit(f"--mix-share must lie strictly between 0 and 1 with --mix-data, "
+                         f"not {a.mix_share}")
+
+
 def loop_config(a: argparse.Namespace) -> LoopConfig:
     """The :class:`trainer.loop.LoopConfig` of parsed ``loop`` arguments."""
     from trainer.loop import LoopConfig
 
+    _check_mix(a)
+    if a.mode == "muzero" and a.mix_data:
+        raise SystemExit("--mix-data mixes positions into the AlphaZero window; MuZero trains "
+                         "on trajectories")
     if a.no_eval_previous and a.gate is not None:
         raise SystemExit("--gate plays the previous net: it cannot go with --no-eval-previous")
     horizon = a.generations * a.steps if a.generations else None
     return LoopConfig(run_dir=a.dir, init=a.init, mode=a.mode,
                       generations=a.generations, games=a.games,
                       steps=a.steps, window=a.window, dedup=a.dedup,
-                      extra_data=a.extra_data or [], worker=a.worker, threads=a.threads,
+                      extra_data=a.extra_data or [], mix_data=a.mix_data,
+                      mix_share=a.mix_share, heldout=a.heldout or [],
+                      worker=a.worker, threads=a.threads,
                       eval_games=a.eval_games, eval_nodes=a.eval_nodes,
                       eval_concurrency=a.eval_concurrency, gate=a.gate,
                       eval_previous=not a.no_eval_previous,
@@ -307,6 +331,9 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
                    help="evaluate against generation 0 only (not with --gate)")
     p.add_argument("--gate", type=float, default=None,
                    help="score the new net needs against the best to play self-play")
+    p.add_argument("--heldout", nargs="+", metavar="DIR",
+                   help="Stockfish-labelled records kept out of training: each new net's "
+                        "agreement with them goes into its history")
     g = p.add_argument_group("distributed (Ray; pip install .[dist])")
     g.add_argument("--ray", nargs="?", const="auto", default=None, metavar="auto|local|ADDRESS",
                    help="run on a Ray cluster: self-play actors (workers --worker+1 on, each "

@@ -38,7 +38,7 @@ import numpy as np
 
 from trainer.checkpoint import atomic_write
 from trainer.records import list_records
-from trainer.replay import ReplayWindow
+from trainer.replay import MixedWindow, ReplayWindow
 from trainer.selfplay import SelfPlayConfig, SelfPlayWorker
 from trainer.train import TrainConfig, Trainer
 
@@ -62,6 +62,12 @@ class LoopConfig:
     dedup: bool = False
     extra_data: list[str] = field(default_factory=list)
     """record directories counted as older than the run's games (warm starts)."""
+    mix_data: list[str] = field(default_factory=list)
+    """records (e.g. Stockfish-labelled) that make ``mix_share`` of every training batch."""
+    mix_share: float = 0.0
+    heldout: list[str] = field(default_factory=list)
+    """Stockfish-labelled records kept out of training: each new net's agreement with them is
+    written to its history (``trainer/heldout.py``)."""
     worker: int = 0
     threads: int = 2
     """onnxruntime threads for self-play."""
@@ -186,7 +192,9 @@ class Loop:
             from trainer.muzero.loop_support import export_and_check_muzero
 
             return export_and_check_muzero(t, self.net_path(gen), generation=gen)
-        return export_and_check(t, self.net_path(gen), generation=gen)
+        extra = {"mixed": {"share": self.cfg.mix_share, "data": self.cfg.mix_data}} \
+            if self.cfg.mix_share > 0 else None
+        return export_and_check(t, self.net_path(gen), generation=gen, extra=extra)
 
     def initialise(self) -> None:
         """Generation 0: the initial net exported, checkpointed at step 0, the state file."""
@@ -285,6 +293,10 @@ class Loop:
         else:
             window = ReplayWindow([*self.cfg.extra_data, self.games_dir], self.cfg.window,
                                   self.cfg.dedup)
+            if self.cfg.mix_share > 0:
+                # The anchor is read whole: its size is what the user chose to mix in.
+                window = MixedWindow(window, ReplayWindow(self.cfg.mix_data, 1 << 40),
+                                     self.cfg.mix_share)
         window.refresh()
         target = self.train_target(gen)
         data = window.data if self.muzero else window
@@ -313,6 +325,14 @@ class Loop:
         t = self.trainer()
         info = self.export(t, gen)
         self.save_history(gen, "export", info)
+        if self.cfg.heldout:
+            from trainer.heldout import agreement, record_files
+
+            figures = agreement(self.net_path(gen), record_files(self.cfg.heldout),
+                                threads=self.cfg.threads)
+            self.save_history(gen, "heldout", figures)
+            print(f"gen {gen} held out: value MAE {figures['value_mae']:.3f}, policy top-1 "
+                  f"{figures['policy_top1']:.3f}", flush=True)
         return True
 
     def phase_evaluate(self, gen: int) -> bool:
@@ -460,3 +480,10 @@ def make_plots(run: Path) -> None:
     if lengths:
         ax.plot(*zip(*lengths), "o-")
     save(fig, ax, "generation", "mean game length (plies)", "game_lengths.png")
+    held = [(h["generation"], h["heldout"]) for h in hist if h.get("heldout")]
+    if held:
+        fig, ax = plt.subplots(figsize=(7, 4))
+        gens = [g for g, _ in held]
+        ax.plot(gens, [f["value_mae"] for _, f in held], "o-", label="value MAE")
+        ax.plot(gens, [f["policy_top1"] for _, f in held], "s-", label="policy top-1")
+        save(fig, ax, "generation", "against Stockfish's labels (held out)", "heldout.png")

@@ -171,3 +171,45 @@ class ReplayWindow:
             "games_draw": float((np.abs(score_white) < 0.5).mean()),
             "games_black_win": float((score_white < -0.5).mean()),
         }
+
+
+def concat_batches(parts: Sequence[Batch]) -> Batch:
+    """One batch of the rows of ``parts``, in order."""
+    return Batch(**{k: np.concatenate([getattr(p, k) for p in parts])
+                    for k in Batch.__dataclass_fields__})
+
+
+class MixedWindow:
+    """The replay window with a fixed share of each batch drawn from other records (an anchor
+    such as Stockfish-labelled positions, which a long self-play run would otherwise push out of
+    the window): ``share`` of every batch comes uniformly from ``mix``, the rest from ``main``.
+
+    Why a share per batch and not one window over both: the self-play window slides, the anchor
+    does not, and a fixed share keeps their weight the same in every generation."""
+
+    def __init__(self, main: ReplayWindow, mix: ReplayWindow, share: float) -> None:
+        if not 0.0 < share < 1.0:
+            raise ValueError(f"the mixed share must lie strictly between 0 and 1, not {share}")
+        self.main, self.mix, self.share = main, mix, float(share)
+
+    def __len__(self) -> int:
+        return len(self.main)
+
+    @property
+    def num_positions(self) -> int:
+        return self.main.num_positions
+
+    def refresh(self) -> int:
+        """Re-reads both; returns the self-play window's size (an empty anchor is an error)."""
+        if self.mix.refresh() == 0:
+            raise ValueError(f"no records to mix in under {[str(d) for d in self.mix.dirs]}")
+        return self.main.refresh()
+
+    def sample(self, batch_size: int, rng: np.random.Generator) -> Batch:
+        """``round(share * batch_size)`` rows of the anchor after the rest from the window."""
+        k = int(round(self.share * batch_size))
+        return concat_batches([self.main.sample(batch_size - k, rng), self.mix.sample(k, rng)])
+
+    def stats(self) -> dict[str, Any]:
+        return {**self.main.stats(), "mixed": {"share": self.share, "positions": len(self.mix),
+                                               "files": len(self.mix.files)}}

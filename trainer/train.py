@@ -31,7 +31,7 @@ import torch.nn.functional as F
 from trainer.checkpoint import load_model, restore_optimizer, save_checkpoint
 from trainer.config import NetConfig, get_config
 from trainer.model import Net
-from trainer.replay import Batch, ReplayWindow
+from trainer.replay import Batch, MixedWindow, ReplayWindow
 
 MLH_SCALE = 20.0
 
@@ -297,7 +297,7 @@ class BaseTrainer(Generic[M, S], ABC):
             self._writer.close()
 
 
-class Trainer(BaseTrainer[Net, ReplayWindow]):
+class Trainer(BaseTrainer[Net, ReplayWindow | MixedWindow]):
     """The AlphaZero learner: one net, trained on samples of a replay window."""
 
     @staticmethod
@@ -317,7 +317,7 @@ class Trainer(BaseTrainer[Net, ReplayWindow]):
             return load_model(init)[0]
         return Net(get_config(str(init)))
 
-    def sample(self, data: ReplayWindow, rng: np.random.Generator) -> Batch:
+    def sample(self, data: ReplayWindow | MixedWindow, rng: np.random.Generator) -> Batch:
         return data.sample(self.cfg.batch_size, rng)
 
     def loss(self, batch: Batch) -> tuple[torch.Tensor, dict[str, float]]:

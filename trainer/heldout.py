@@ -1,0 +1,56 @@
+"""How well a net agrees with Stockfish's labels on held-out positions (no search).
+
+The records are ``trainer sf-games`` / ``sf-label`` output kept out of training. The figures:
+value MAE (mean |W - L| difference from Stockfish's expected score for the side to move), policy
+top-1 (the net's highest of the 1858 policy entries is Stockfish's best move), the correlation of
+the two values and their mean sizes (a net whose values shrink toward 0 loses MAE without losing
+order), and the policy's cross-entropy against Stockfish's MultiPV distribution.
+
+Why the loop measures it each generation (``loop --heldout``): a self-play run can win against its
+own generation 0 while it drifts away from what an outside judge calls good play; these figures
+cost seconds and show the drift as it happens (``benchmarks/results/selfplay-runs.md``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from trainer.records import Record
+
+
+def record_files(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """The ``.npz`` records of ``paths`` (files, or directories of them), sorted."""
+    files = sorted(f for r in map(Path, paths) for f in ([r] if r.is_file() else r.glob("*.npz")))
+    if not files:
+        raise ValueError(f"no record files under {[str(p) for p in paths]}")
+    return files
+
+
+def agreement(net: str | os.PathLike[str], files: Sequence[Path],
+              threads: int = 2) -> dict[str, float]:
+    """The figures above for ``net`` over the positions of ``files``."""
+    from engine.evaluator import OnnxEvaluator
+
+    ev = OnnxEvaluator(str(net), threads=threads)
+    net_q, sf_q, top1, ce = [], [], 0, 0.0
+    for path in files:
+        rec = Record.load(path)
+        out = ev.evaluate(rec.planes())
+        net_q.append(out.wdl[:, 0] - out.wdl[:, 2])
+        sf_q.append(rec.root_q)
+        for i in range(len(rec)):
+            idx, prob = rec.policy(i)
+            top1 += int(np.argmax(out.policy[i]) == idx[int(np.argmax(prob))])
+            logits = out.policy[i].astype(np.float64)
+            logz = logits.max() + np.log(np.exp(logits - logits.max()).sum())
+            ce -= float((prob * (logits[idx] - logz)).sum())
+    n = sum(len(q) for q in net_q)
+    v, s = np.concatenate(net_q), np.concatenate(sf_q)
+    return {"positions": n, "value_mae": float(np.abs(v - s).mean()),
+            "value_corr": float(np.corrcoef(v, s)[0, 1]), "mean_abs_value": float(np.abs(v).mean()),
+            "mean_abs_stockfish": float(np.abs(s).mean()), "policy_top1": top1 / max(1, n),
+            "policy_ce": ce / max(1, n)}
