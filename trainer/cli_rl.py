@@ -161,8 +161,9 @@ def _train(a: argparse.Namespace) -> int:
     train_and_report(t, window, a.steps)
     if a.export:
         kinds = sorted({str(r.get("kind", "self-play")) for r in _record_kinds(a.data)})
-        extra = {"training": f"trainer train on records ({', '.join(kinds)})",
-                 "data": [str(d) for d in a.data], "init": str(a.init)}
+        extra: dict[str, Any] = {
+            "training": f"trainer train on records ({', '.join(kinds)})",
+            "data": [str(d) for d in a.data], "init": str(a.init)}
         if a.mix_share > 0:
             extra["mixed"] = {"share": a.mix_share, "data": [str(d) for d in a.mix_data]}
         print(json.dumps(export_and_check(t, Path(a.export), generation=-1, extra=extra)))
