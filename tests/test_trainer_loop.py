@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import chess
@@ -385,3 +386,18 @@ def test_heldout_agreement_of_a_net_with_its_own_labels(tmp_path: Path, bundled_
     assert b["value_mae"] == pytest.approx(2 * b["mean_abs_value"], abs=1e-5)
     with pytest.raises(ValueError, match="no record files"):
         record_files([tmp_path / "nothing"])
+
+
+def test_a_loop_resumed_with_other_settings_keeps_the_old_config(tmp_path: Path) -> None:
+    """config.json is what runs from here on; the settings it replaced stay beside it."""
+    from trainer.loop import Loop, LoopConfig
+
+    (tmp_path / "state.json").write_text(json.dumps({"generation": 13, "phase": "selfplay"}))
+    first = LoopConfig(run_dir=str(tmp_path), steps=300)
+    (tmp_path / "config.json").write_text(json.dumps(asdict(first)))
+    Loop(first).initialise()  # same settings: nothing moves
+    assert not list(tmp_path.glob("config-*.json"))
+    Loop(LoopConfig(run_dir=str(tmp_path), steps=300, mix_data=["sf"], mix_share=0.25)).initialise()
+    old = json.loads((tmp_path / "config-before-gen-0013.json").read_text())
+    new = json.loads((tmp_path / "config.json").read_text())
+    assert old["mix_share"] == 0.0 and new["mix_share"] == 0.25 and new["mix_data"] == ["sf"]

@@ -198,12 +198,18 @@ class Loop:
 
     def initialise(self) -> None:
         """Generation 0: the initial net exported, checkpointed at step 0, the state file."""
+        cfg_data = json.dumps(asdict(self.cfg), indent=1).encode()
+        cfg_path = self.run / "config.json"
         if self.state_path.exists():
             self.state = json.loads(self.state_path.read_text())
+            if cfg_path.exists() and json.loads(cfg_path.read_text()) != json.loads(cfg_data):
+                # Resumed with other settings: config.json says what runs from here on, and
+                # the one it replaces is kept under the generation it stopped at.
+                cfg_path.replace(self.run / f"config-before-gen-{self.state['generation']:04d}.json")
+                atomic_write(cfg_path, lambda f: f.write(cfg_data))
             return
         self.run.mkdir(parents=True, exist_ok=True)
-        cfg_data = json.dumps(asdict(self.cfg), indent=1).encode()
-        atomic_write(self.run / "config.json", lambda f: f.write(cfg_data))
+        atomic_write(cfg_path, lambda f: f.write(cfg_data))
         t = self.trainer()
         if t.step == 0 and not list((self.run / "checkpoints").glob("ckpt-*.pt")):
             t.save({"generation": 0})
