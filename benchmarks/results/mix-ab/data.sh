@@ -1,7 +1,7 @@
 #!/bin/bash
-# The Stockfish-labelled records run h uses (not in git: about 9 MB, and reproducible from
-# these seeds): the anchor mixed into every batch (--mix-data), and the held-out positions each
-# generation is measured on (--heldout; the same files as the bundled nets' cards use).
+# The Stockfish-labelled records of this A/B (not in git: about 9 MB, and reproducible from
+# these seeds): the anchor mixed into every batch (--mix-data; stopped at 98,304 positions, 191
+# and 193 files), and the held-out positions (--heldout; the nets' cards use them).
 # One process per core; an interrupted sf-games keeps every finished 256-position chunk.
 cd "$(dirname "$0")/../../.."
 python -m trainer sf-games --out runs/sfmix/a --games 600 --seed 200 &

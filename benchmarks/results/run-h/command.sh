@@ -1,6 +1,0 @@
-python -m trainer loop --dir runs/rl-gumbel-h --init nets/zerosum-6x64.onnx --generations 60 \
-  --root gumbel --full-visits 32 --full-share 1.0 --gumbel-considered 16 --gumbel-no-rescale \
-  --games 256 --steps 300 --lr 1e-4 --schedule constant --warmup 10 --window 100000 --q-weight 1.0 \
-  --resign-threshold -0.97 --resign-plies 8 --resign-playout 0.2 \
-  --eval-games 100 --eval-nodes 100 --eval-concurrency 2 --no-eval-previous \
-  --mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --heldout runs/sf-heldout/a runs/sf-heldout/b
