@@ -357,10 +357,17 @@ def test_loop_rejects_a_bad_mix(tmp_path: Path, args: list[str], message: str) -
 
     with pytest.raises(SystemExit, match=message):
         loop_config(build_parser().parse_args(["loop", "--dir", str(tmp_path), *args]))
-    cfg = loop_config(build_parser().parse_args(
-        ["loop", "--dir", str(tmp_path), "--mix-data", "x", "--mix-share", "0.3",
-         "--heldout", "h1", "h2"]))
-    assert cfg.mix_data == ["x"] and cfg.mix_share == 0.3 and cfg.heldout == ["h1", "h2"]
+    sf, h1, h2 = (str(tmp_path / n) for n in ("sf", "h1", "h2"))
+    ok = ["loop", "--dir", str(tmp_path), "--mix-data", sf, "--mix-share", "0.3",
+          "--heldout", h1, h2]
+    with pytest.raises(SystemExit, match="--mix-data: no record files"):
+        loop_config(build_parser().parse_args(ok))
+    write_games(Path(sf), [3])
+    write_games(Path(h1), [3])
+    with pytest.raises(SystemExit, match="--heldout: no record files"):
+        loop_config(build_parser().parse_args([*ok[:-3], "--heldout", str(tmp_path / "h3")]))
+    cfg = loop_config(build_parser().parse_args(ok))  # h2 empty: h1 holds records
+    assert cfg.mix_data == [sf] and cfg.mix_share == 0.3 and cfg.heldout == [h1, h2]
 
 
 def test_heldout_agreement_of_a_net_with_its_own_labels(tmp_path: Path, bundled_net: Path) -> None:

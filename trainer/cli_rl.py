@@ -203,6 +203,7 @@ def _check_mix(a: argparse.Namespace) -> None:
 
 def loop_config(a: argparse.Namespace) -> LoopConfig:
     """The :class:`trainer.loop.LoopConfig` of parsed ``loop`` arguments."""
+    from trainer.heldout import record_files
     from trainer.loop import LoopConfig
 
     _check_mix(a)
@@ -211,6 +212,11 @@ def loop_config(a: argparse.Namespace) -> LoopConfig:
                          "on trajectories")
     if a.no_eval_previous and a.gate is not None:
         raise SystemExit("--gate plays the previous net: it cannot go with --no-eval-previous")
+    for flag, dirs in (("--mix-data", a.mix_data), ("--heldout", a.heldout)):
+        try:  # found now, not hours later when the first generation trains or exports
+            record_files(dirs) if dirs else None
+        except ValueError as exc:
+            raise SystemExit(f"{flag}: {exc}")
     horizon = a.generations * a.steps if a.generations else None
     return LoopConfig(run_dir=a.dir, init=a.init, mode=a.mode,
                       generations=a.generations, games=a.games,
