@@ -5,8 +5,9 @@
 One markdown row per generation: self-play games and positions (and the running total, the
 run's warm-start data counted first), training steps so far, the evaluation against generation
 0 (W-D-L, Elo with its 95% interval), self-play positions per second, and with ``--heldout``
-(Stockfish-labelled records kept out of training, as benchmarks/heldout.py reads them) each
-generation's net's policy top-1 and value correlation with Stockfish.
+(Stockfish-labelled records kept out of training, trainer/heldout.py) each generation's net's
+policy top-1, value MAE and value correlation with Stockfish; a generation the loop measured
+itself (``loop --heldout``) shows the figures in its history instead.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import argparse
 import json
 from pathlib import Path
 
-from benchmarks.heldout import agreement
+from trainer.heldout import agreement
 from trainer.records import Record, list_records
 
 
@@ -35,7 +36,7 @@ def main() -> None:
     print(f"warm-start positions: {total}")
     head = "| gen | games | positions | total | steps | vs gen 0 W-D-L | Elo vs gen 0 | pos/s |"
     if files:
-        head += " held-out top-1 | value corr |"
+        head += " held-out top-1 | value MAE | value corr |"
         base = agreement(str(run / "nets" / "gen-0000.onnx"), files)
         print(f"generation 0 held-out: top-1 {base['policy_top1']:.3f}, "
               f"value corr {base['value_corr']:.3f} ({base['positions']} positions)")
@@ -58,9 +59,10 @@ def main() -> None:
                f"{h.get('train', {}).get('step', '-')} | {wdl} | {elo} | "
                f"{pos / max(secs, 1e-9):.0f} |")
         net = run / "nets" / f"gen-{h['generation']:04d}.onnx"
-        if files and net.exists():
-            m = agreement(str(net), files)
-            row += f" {m['policy_top1']:.3f} | {m['value_corr']:.3f} |"
+        m = h.get("heldout") or (agreement(str(net), files) if files and net.exists() else None)
+        if files:
+            row += (f" {m['policy_top1']:.3f} | {m['value_mae']:.3f} | {m['value_corr']:.3f} |"
+                    if m else " - | - | - |")
         print(row)
 
 
