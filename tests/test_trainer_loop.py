@@ -100,14 +100,19 @@ LOOP_ARGS = ["--init", "tiny", "--generations", "1", "--games", "6", "--parallel
 
 
 def loop_cmd(run: Path) -> list[str]:
-    return [sys.executable, "-m", "trainer.cli_rl", "loop", "--dir", str(run), *LOOP_ARGS]
+    """The loop with an anchor mixed in and held-out figures, both of sample records."""
+    extra = ["--mix-data", str(run.parent / "anchor"), "--mix-share", "0.25",
+             "--heldout", str(run.parent / "heldout")]
+    return [sys.executable, "-m", "trainer.cli_rl", "loop", "--dir", str(run), *LOOP_ARGS, *extra]
 
 
 @pytest.fixture(scope="module")
 def killed_and_resumed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     """Runs the loop, SIGKILLs it as soon as self-play has written a game, runs it again."""
-    run = tmp_path_factory.mktemp("run")
+    run = tmp_path_factory.mktemp("loop") / "run"
     games = run / "games"
+    write_games(run.parent / "anchor", [7, 7])
+    write_games(run.parent / "heldout", [5])
     proc = subprocess.Popen(loop_cmd(run), cwd=REPO, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
@@ -149,6 +154,11 @@ def test_loop_end_to_end_exports_a_net_the_engine_plays(
     net = run / "nets" / "gen-0001.onnx"
     hist = json.loads((run / "history" / "gen-0001.json").read_text())
     assert hist["export"]["engine_loads"] and hist["train"]["step"] == 4
+    assert hist["train"]["window"]["mixed"] == {"share": 0.25, "positions": 14, "files": 2}
+    held = hist["heldout"]
+    assert held["positions"] == 5 and held["policy_positions"] == 3  # sample records: every other
+    assert 0 <= held["policy_top1"] <= 1
+    assert (run / "plots" / "heldout.png").exists()
     ev = hist["evaluate"]["previous"]
     assert ev["games"] == 2 and ev["wins"] + ev["draws"] + ev["losses"] == 2
     assert (run / "plots" / "losses.png").exists() and (run / "plots" / "elo.png").exists()

@@ -32,11 +32,12 @@ def record_files(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
 
 def agreement(net: str | os.PathLike[str], files: Sequence[Path],
               threads: int = 2) -> dict[str, float]:
-    """The figures above for ``net`` over the positions of ``files``."""
+    """The figures above for ``net`` over the positions of ``files`` (the policy's over those
+    with a policy target, all of them in Stockfish's records)."""
     from engine.evaluator import OnnxEvaluator
 
     ev = OnnxEvaluator(str(net), threads=threads)
-    net_q, sf_q, top1, ce = [], [], 0, 0.0
+    net_q, sf_q, top1, ce, with_policy = [], [], 0, 0.0, 0
     for path in files:
         rec = Record.load(path)
         out = ev.evaluate(rec.planes())
@@ -44,6 +45,9 @@ def agreement(net: str | os.PathLike[str], files: Sequence[Path],
         sf_q.append(rec.root_q)
         for i in range(len(rec)):
             idx, prob = rec.policy(i)
+            if not len(idx):  # no policy target (a self-play record's fast search)
+                continue
+            with_policy += 1
             top1 += int(np.argmax(out.policy[i]) == idx[int(np.argmax(prob))])
             logits = out.policy[i].astype(np.float64)
             logz = logits.max() + np.log(np.exp(logits - logits.max()).sum())
@@ -52,5 +56,5 @@ def agreement(net: str | os.PathLike[str], files: Sequence[Path],
     v, s = np.concatenate(net_q), np.concatenate(sf_q)
     return {"positions": n, "value_mae": float(np.abs(v - s).mean()),
             "value_corr": float(np.corrcoef(v, s)[0, 1]), "mean_abs_value": float(np.abs(v).mean()),
-            "mean_abs_stockfish": float(np.abs(s).mean()), "policy_top1": top1 / max(1, n),
-            "policy_ce": ce / max(1, n)}
+            "mean_abs_stockfish": float(np.abs(s).mean()), "policy_positions": with_policy,
+            "policy_top1": top1 / max(1, with_policy), "policy_ce": ce / max(1, with_policy)}
