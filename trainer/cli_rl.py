@@ -149,23 +149,19 @@ def _selfplay(a: argparse.Namespace) -> int:
 
 def _train(a: argparse.Namespace) -> int:
     from trainer.loop import export_and_check
-    from trainer.replay import MixedWindow, ReplayWindow
+    from trainer.replay import mix_metadata, training_window
     from trainer.train import Trainer
 
     _check_mix(a)
     t = Trainer.create(a.init, _train_config(a, a.steps), a.out, resume=a.resume)
-    main = ReplayWindow(a.data, a.window, a.dedup)
-    window = MixedWindow(main, ReplayWindow(a.mix_data, 1 << 40), a.mix_share) \
-        if a.mix_share > 0 else main
+    window = training_window(a.data, a.window, a.dedup, a.mix_data, a.mix_share)
     print(f"window: {window.refresh()} positions; {json.dumps(window.stats())}")
     train_and_report(t, window, a.steps)
     if a.export:
         kinds = sorted({str(r.get("kind", "self-play")) for r in _record_kinds(a.data)})
-        extra: dict[str, Any] = {
-            "training": f"trainer train on records ({', '.join(kinds)})",
-            "data": [str(d) for d in a.data], "init": str(a.init)}
-        if a.mix_share > 0:
-            extra["mixed"] = {"share": a.mix_share, "data": [str(d) for d in a.mix_data]}
+        extra = {"training": f"trainer train on records ({', '.join(kinds)})",
+                 "data": [str(d) for d in a.data], "init": str(a.init),
+                 **mix_metadata(a.mix_data, a.mix_share)}
         print(json.dumps(export_and_check(t, Path(a.export), generation=-1, extra=extra)))
     return 0
 

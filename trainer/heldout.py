@@ -19,12 +19,13 @@ from typing import Sequence
 
 import numpy as np
 
-from trainer.records import Record
+from trainer.records import Record, list_records
 
 
 def record_files(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
-    """The ``.npz`` records of ``paths`` (files, or directories of them), sorted."""
-    files = sorted(f for r in map(Path, paths) for f in ([r] if r.is_file() else r.glob("*.npz")))
+    """The records of ``paths`` (files, or directories listed as the replay window lists them:
+    finished files only), sorted."""
+    files = sorted(f for r in map(Path, paths) for f in ([r] if r.is_file() else list_records(r)))
     if not files:
         raise ValueError(f"no record files under {[str(p) for p in paths]}")
     return files

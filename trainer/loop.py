@@ -38,7 +38,7 @@ import numpy as np
 
 from trainer.checkpoint import atomic_write
 from trainer.records import list_records
-from trainer.replay import MixedWindow, ReplayWindow
+from trainer.replay import mix_metadata, training_window
 from trainer.selfplay import SelfPlayConfig, SelfPlayWorker
 from trainer.train import TrainConfig, Trainer
 
@@ -192,9 +192,8 @@ class Loop:
             from trainer.muzero.loop_support import export_and_check_muzero
 
             return export_and_check_muzero(t, self.net_path(gen), generation=gen)
-        extra = {"mixed": {"share": self.cfg.mix_share, "data": self.cfg.mix_data}} \
-            if self.cfg.mix_share > 0 else None
-        return export_and_check(t, self.net_path(gen), generation=gen, extra=extra)
+        return export_and_check(t, self.net_path(gen), generation=gen,
+                                extra=mix_metadata(self.cfg.mix_data, self.cfg.mix_share))
 
     def initialise(self) -> None:
         """Generation 0: the initial net exported, checkpointed at step 0, the state file."""
@@ -205,7 +204,8 @@ class Loop:
             if cfg_path.exists() and json.loads(cfg_path.read_text()) != json.loads(cfg_data):
                 # Resumed with other settings: config.json says what runs from here on, and
                 # the one it replaces is kept under the generation it stopped at.
-                cfg_path.replace(self.run / f"config-before-gen-{self.state['generation']:04d}.json")
+                gen = self.state["generation"]
+                cfg_path.replace(self.run / f"config-before-gen-{gen:04d}.json")
                 atomic_write(cfg_path, lambda f: f.write(cfg_data))
             return
         self.run.mkdir(parents=True, exist_ok=True)
@@ -297,12 +297,8 @@ class Loop:
 
             window = TrajectoryWindow([*self.cfg.extra_data, self.games_dir], self.cfg.window)
         else:
-            window = ReplayWindow([*self.cfg.extra_data, self.games_dir], self.cfg.window,
-                                  self.cfg.dedup)
-            if self.cfg.mix_share > 0:
-                # The anchor is read whole: its size is what the user chose to mix in.
-                window = MixedWindow(window, ReplayWindow(self.cfg.mix_data, 1 << 40),
-                                     self.cfg.mix_share)
+            window = training_window([*self.cfg.extra_data, self.games_dir], self.cfg.window,
+                                     self.cfg.dedup, self.cfg.mix_data, self.cfg.mix_share)
         window.refresh()
         target = self.train_target(gen)
         data = window.data if self.muzero else window

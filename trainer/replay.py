@@ -213,3 +213,21 @@ class MixedWindow:
     def stats(self) -> dict[str, Any]:
         return {**self.main.stats(), "mixed": {"share": self.share, "positions": len(self.mix),
                                                "files": len(self.mix.files)}}
+
+
+def training_window(dirs: Sequence[str | os.PathLike[str]], window: int, dedup: bool = False,
+                    mix_data: Sequence[str | os.PathLike[str]] = (),
+                    mix_share: float = 0.0) -> ReplayWindow | MixedWindow:
+    """The window ``train`` and ``loop`` sample from: the replay window of ``dirs``, with
+    ``mix_share`` of every batch from ``mix_data`` when the share is above 0 (the anchor read
+    whole: its size is what the user chose to mix in)."""
+    main = ReplayWindow(dirs, window, dedup)
+    if mix_share <= 0:
+        return main
+    return MixedWindow(main, ReplayWindow(mix_data, 1 << 40), mix_share)
+
+
+def mix_metadata(mix_data: Sequence[str | os.PathLike[str]], mix_share: float) -> dict[str, Any]:
+    """What an exported net's metadata says of the mixed-in records (nothing without them)."""
+    return {"mixed": {"share": mix_share, "data": [str(d) for d in mix_data]}} if mix_share > 0 \
+        else {}
