@@ -561,8 +561,9 @@ cdef class Tree:
         """Makes the node reached by ``moves`` from the root the new root, dropping the rest.
 
         Returns True when that node existed (its subtree is kept, compacted to the front of the
-        arrays), False when the tree was reset. Proofs and repetition draws depend on the path
-        from the root, so they are cleared and found again by the search.
+        arrays), False when the tree was reset (also when that node was a repetition draw, which
+        leaves nothing to reuse). Proofs and repetition draws depend on the path from the root,
+        so they are cleared and found again by the search.
         """
         cdef int32_t n = _ROOT, i, k, cn
         cdef Node* node
@@ -586,6 +587,12 @@ cdef class Tree:
             return True
         self._compact(n)
         self._clear_proofs()
+        if self.nodes[_ROOT].edge_begin < 0:
+            # The new root was a repetition draw seen from the old root (its moves dropped just
+            # now): its visits were draws that no longer hold, and a root with visits but no
+            # moves would let a node-limited search stop before the net has seen it.
+            self.reset()
+            return False
         return True
 
     cdef void _clear_proofs(self) noexcept nogil:

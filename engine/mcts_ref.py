@@ -336,6 +336,9 @@ class RefTree:
                 if node.terminal == TERM_TWOFOLD:
                     node.edges = None
                 node.terminal, node.bound = TERM_NONE, UNKNOWN
+        if n != ROOT and self.nodes[ROOT].edges is None:  # a dropped repetition draw
+            self.reset()
+            return False
         return True
 
     def _compact(self, new_root: int) -> None:

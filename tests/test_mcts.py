@@ -294,3 +294,47 @@ def test_moves_left_utility_same_in_cython_and_reference(bundled_net) -> None:
     assert visit_table(fast) == visit_table(ref)
     off = run_search(fen, Tree, 300, 8, evaluator=net)
     assert visit_table(off) != visit_table(fast)  # the utility was at work
+
+
+class _ShuffleEvaluator:
+    """Uniform, except for a huge prior on the knight shuffle g1f3 g8f6 f3g1 f6g8."""
+
+    name = "shuffle"
+
+    def __init__(self) -> None:
+        pos = Position()
+        self.favoured = set()
+        for uci in ("g1f3", "g8f6", "f3g1", "f6g8"):
+            mv = move_from_uci(uci)
+            self.favoured.add(pos.policy_index(mv))
+            pos.push(mv)
+
+    def evaluate(self, planes: np.ndarray):
+        out = UniformEvaluator().evaluate(planes)
+        out.policy[:, sorted(self.favoured)] = 8.0
+        return out
+
+
+@pytest.mark.parametrize("tree_factory", [Tree, RefTree])
+def test_reroot_onto_a_repetition_draw_starts_afresh(tree_factory) -> None:
+    """A node the old root saw as a twofold repetition keeps its visits but loses its moves when
+    the root moves; reached as the new root it must be searched again, not taken as searched
+    (self-play played from such a root with no moves and crashed)."""
+    line = [move_from_uci(u) for u in ("g1f3", "g8f6", "f3g1", "f6g8", "g1f3")]
+    search = Search(_ShuffleEvaluator(), SearchParams(minibatch_size=8), tree_factory)
+    pos = Position()
+    pos.push(line[0])
+    search.set_position(pos, line[:1])
+    search.run_worker(lambda: False, node_limit=400)
+    node = ROOT
+    for mv in line[1:]:
+        moves, _, visits, *_, ids = search.tree.children(node)
+        node = int(ids[list(moves).index(mv)])
+    assert search.tree.node_stats(node)[0] > 1  # the repetition was visited, as a draw
+    for i in range(2, len(line) + 1):  # the game follows the line one ply at a time
+        pos.push(line[i - 1])
+        reused = search.set_position(pos, line[:i])
+        assert reused == (i < len(line))
+    assert search.root_visits() == 0
+    search.run_worker(lambda: False, node_limit=1)
+    assert search.tree.is_expanded(ROOT) and len(search.ranked_moves()) > 1
