@@ -377,8 +377,6 @@ class SelfPlayWorker:
         if g.gumbel is not None and g.gumbel.begun:
             return 0 if g.gumbel.done else g.gumbel.visits_left(g.search.tree)
         visits, inflight = g.search.tree.node_stats(ROOT)[:2]
-        if not g.search.tree.is_expanded(ROOT) and not inflight:
-            return max(1, g.target - int(visits))  # no move is played before the net saw the root
         return g.target - int(visits) - int(inflight)
 
     def _policy_target(self, g: _Game, ranked: list[MoveStats]) -> tuple[list[int], list[float]]:
