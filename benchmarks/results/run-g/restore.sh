@@ -17,4 +17,13 @@ cp -r $S/config.json $S/state.json $S/history $R/
 cp $S/checkpoints/ckpt-*.pt $R/checkpoints/
 cp $S/gen-*.onnx $R/nets/
 cp nets/zerosum-6x64.onnx $R/nets/gen-0000.onnx
+# Stopped in training: its window (the games) did not travel, so the generation's games are
+# played again before it trains on, from the committed checkpoint.
+python - "$R/state.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+if s["phase"] == "train":
+    s["phase"] = "selfplay"
+    json.dump(s, open(sys.argv[1], "w"), indent=1)
+PY
 echo "restored $R at $(python -c "import json; s=json.load(open('$R/state.json')); print('generation', s['generation'], s['phase'])")"
