@@ -278,6 +278,25 @@ def test_evaluation_opponents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         loop_config(build_parser().parse_args(args))
 
 
+def test_an_interrupted_evaluation_is_not_recorded(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A match cut short by a second Ctrl-C leaves the generation in its evaluate phase: no
+    history, no promotion, so the next run resumes the match instead of moving on."""
+    import trainer.loop as loop_mod
+
+    def cut_short(new: Path, other: Path, cfg: object, pgn: Path) -> dict[str, object]:
+        return {"games": 3, "wins": 3, "draws": 0, "losses": 0, "score": 1.0, "elo": 800.0,
+                "error": 0.0, "interrupted": True}
+
+    monkeypatch.setattr(loop_mod, "evaluate", cut_short)
+    monkeypatch.setattr(loop_mod, "make_plots", lambda run: None)
+    lp = loop_mod.Loop(loop_mod.LoopConfig(run_dir=str(tmp_path), eval_games=100))
+    lp.state = {"generation": 2, "phase": "evaluate", "best": "nets/gen-0001.onnx"}
+    assert lp.run_phase() is False
+    assert lp.state == {"generation": 2, "phase": "evaluate", "best": "nets/gen-0001.onnx"}
+    assert "evaluate" not in lp.history(2)
+
+
 def test_train_target_follows_the_previous_generation(tmp_path: Path) -> None:
     """A run resumed with another --steps trains the next generations by the new amount; the
     step count already reached is kept (not recomputed as generation * steps)."""
@@ -308,7 +327,7 @@ def test_evaluation_resumes_with_the_games_it_finished(
     cfg = loop_mod.LoopConfig(run_dir=str(tmp_path), eval_games=2, eval_nodes=4,
                               eval_concurrency=1)
     first = loop_mod.evaluate(new, old, cfg, pgn)
-    assert first["games"] == 2
+    assert first["games"] == 2 and first["interrupted"] is False
     # As if killed after two games: only the .partial holds them.
     pgn.rename(pgn.with_name(pgn.name + ".partial"))
     resumed_with: list[int] = []

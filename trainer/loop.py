@@ -17,8 +17,10 @@ Why a phase in the state file, and every phase idempotent: ``kill -9`` at any mo
 the same command resumes where it stopped. Self-play counts the finished records of the
 generation and plays only the rest (records are atomic, so none is lost or written twice);
 training resumes from the last checkpoint and redraws the same batches (the window is complete
-by then); export and evaluation are simply redone. Ctrl-C (or SIGTERM) asks for a clean stop:
-self-play abandons its unfinished games, training saves a checkpoint, the state is saved.
+by then); export is redone, evaluation resumes with the games its PGN holds. Ctrl-C (or SIGTERM)
+asks for a clean stop: self-play abandons its unfinished games, training saves a checkpoint, an
+evaluation plays its match out (a second Ctrl-C cuts it short, and a cut match is not recorded as
+the generation's result), the state is saved.
 
 Self-play and learner meet only at ``games/`` and the exported net, so ``trainer selfplay``
 workers in other processes (or machines) may feed the same directory; trainer/dist runs the same
@@ -355,6 +357,12 @@ class Loop:
                 except ImportError as exc:
                     results["skipped"] = f"no match runner: {exc}"
                     break
+                # A match stopped by Ctrl-C is not this generation's result: nothing is recorded
+                # or promoted, and the next run resumes the match from the games in its PGN.
+                if results[label].pop("interrupted", False):
+                    print(f"gen {gen} vs {label}: interrupted after "
+                          f"{results[label]['games']} games; not recorded", flush=True)
+                    return False
         promoted = True
         if self.cfg.gate is not None and "previous" in results:
             promoted = results["previous"]["score"] >= self.cfg.gate
@@ -429,7 +437,7 @@ def evaluate(new: Path, other: Path, cfg: LoopConfig, pgn_path: Path) -> dict[st
     return {"opponent": other.name, "nodes": cfg.eval_nodes, "error": d["elo_error"],
             "lower": d["elo_lower"], "upper": d["elo_upper"], "note": d["elo_note"],
             **{k: d[k] for k in ("games", "wins", "draws", "losses", "score", "elo", "los",
-                                 "failures", "seconds")}}
+                                 "failures", "seconds", "interrupted")}}
 
 
 def make_plots(run: Path) -> None:
