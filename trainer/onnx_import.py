@@ -74,7 +74,8 @@ def model_from_onnx(path: str | os.PathLike[str]) -> Net:
             if not isinstance(parent, ConvBN) or not isinstance(conv, nn.Conv2d) or bias is None:
                 raise ValueError(f"{path}: cannot place folded conv {node.name!r}")
             bn = parent[1]
-            assert isinstance(bn, nn.BatchNorm2d)
+            assert isinstance(bn, nn.BatchNorm2d) and bn.running_mean is not None \
+                and bn.running_var is not None
             conv.weight.copy_(inits[weight])
             # Exact: x / sqrt(1 + eps) * sqrt(1 + eps) + b'.
             bn.running_mean.zero_()

@@ -65,7 +65,8 @@ class MuZeroSelfPlay:
         search = LatentSearch(self.model, SearchParams(**{**self.params.__dict__,
                                                           "seed": self._rng.getrandbits(63)}))
         movebuf = np.zeros(256, np.int32)
-        planes, played, turns, root_q, root_d, policies = [], [], [], [], [], []
+        planes, turns, root_q, root_d, policies = [], [], [], [], []
+        played: list[int] = []  # moves as the engine's packed integers
         over, winner, reason = game_over(pos, movebuf)
         while not over:
             if len(book) + len(played) >= cfg.max_plies:
