@@ -3,7 +3,8 @@
     python benchmarks/heldout.py --nets nets/zerosum-6x64.onnx OTHER.onnx --records DIR [DIR ...]
 
 One JSON line per net with the figures of :mod:`trainer.heldout` (value MAE, policy top-1, value
-correlation, mean value sizes, policy cross-entropy), the ones the nets' cards quote.
+correlation, mean value sizes, policy cross-entropy, the policy's mean top probability and
+entropy), the ones the nets' cards quote.
 """
 
 from __future__ import annotations

@@ -418,6 +418,13 @@ def test_heldout_agreement_of_a_net_with_its_own_labels(tmp_path: Path, bundled_
     a = agreement(bundled_net, record_files([tmp_path / "own"]), threads=1)
     assert a["positions"] == 8 and a["policy_top1"] == 1.0
     assert a["value_mae"] < 1e-5 and a["value_corr"] > 0.999
+    # the policy's sharpness: the top probability is the largest softmax entry, and a
+    # distribution over 1858 entries has entropy between 0 and log(1858)
+    z = out.policy.astype(np.float64)
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    assert a["policy_top_p"] == pytest.approx(float(p.max(axis=1).mean()), rel=1e-6)
+    assert 0.0 < a["policy_entropy"] < np.log(1858)
     b = agreement(bundled_net, record_files([tmp_path / "opposite" / "sf-000000.npz"]), threads=1)
     assert b["value_mae"] == pytest.approx(2 * b["mean_abs_value"], abs=1e-5)
     with pytest.raises(ValueError, match="no record files"):

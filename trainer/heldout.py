@@ -4,7 +4,10 @@ The records are ``trainer sf-games`` / ``sf-label`` output kept out of training.
 value MAE (mean |W - L| difference from Stockfish's expected score for the side to move), policy
 top-1 (the net's highest of the 1858 policy entries is Stockfish's best move), the correlation of
 the two values and their mean sizes (a net whose values shrink toward 0 loses MAE without losing
-order), and the policy's cross-entropy against Stockfish's MultiPV distribution.
+order), and the policy's cross-entropy against Stockfish's MultiPV distribution; and how sharp
+the policy is whatever the labels say: its mean top probability and mean entropy (softmax over
+all 1858 entries), the figures that showed a self-play run's policy collapsing onto its own
+choices (``benchmarks/results/selfplay-runs.md`` section 20).
 
 Why the loop measures it each generation (``loop --heldout``): a self-play run can win against its
 own generation 0 while it drifts away from what an outside judge calls good play; these figures
@@ -39,9 +42,16 @@ def agreement(net: str | os.PathLike[str], files: Sequence[Path],
 
     ev = OnnxEvaluator(str(net), threads=threads)
     net_q, sf_q, top1, ce, with_policy = [], [], 0, 0.0, 0
+    top_p, entropy = [], []
     for path in files:
         rec = Record.load(path)
         out = ev.evaluate(rec.planes())
+        z = out.policy.astype(np.float64)
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=1, keepdims=True)
+        top_p.append(p.max(axis=1))
+        entropy.append(-(p * np.log(np.maximum(p, 1e-300))).sum(axis=1))
         net_q.append(out.wdl[:, 0] - out.wdl[:, 2])
         sf_q.append(rec.root_q)
         for i in range(len(rec)):
@@ -58,4 +68,6 @@ def agreement(net: str | os.PathLike[str], files: Sequence[Path],
     return {"positions": n, "value_mae": float(np.abs(v - s).mean()),
             "value_corr": float(np.corrcoef(v, s)[0, 1]), "mean_abs_value": float(np.abs(v).mean()),
             "mean_abs_stockfish": float(np.abs(s).mean()), "policy_positions": with_policy,
-            "policy_top1": top1 / max(1, with_policy), "policy_ce": ce / max(1, with_policy)}
+            "policy_top1": top1 / max(1, with_policy), "policy_ce": ce / max(1, with_policy),
+            "policy_top_p": float(np.concatenate(top_p).mean()),
+            "policy_entropy": float(np.concatenate(entropy).mean())}
