@@ -46,12 +46,13 @@ def agreement(net: str | os.PathLike[str], files: Sequence[Path],
     for path in files:
         rec = Record.load(path)
         out = ev.evaluate(rec.planes())
+        # one log-softmax over the 1858 entries serves the cross-entropy and the sharpness
         z = out.policy.astype(np.float64)
         z -= z.max(axis=1, keepdims=True)
-        p = np.exp(z)
-        p /= p.sum(axis=1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        p = np.exp(logp)
         top_p.append(p.max(axis=1))
-        entropy.append(-(p * np.log(np.maximum(p, 1e-300))).sum(axis=1))
+        entropy.append(-(p * logp).sum(axis=1))
         net_q.append(out.wdl[:, 0] - out.wdl[:, 2])
         sf_q.append(rec.root_q)
         for i in range(len(rec)):
@@ -60,9 +61,7 @@ def agreement(net: str | os.PathLike[str], files: Sequence[Path],
                 continue
             with_policy += 1
             top1 += int(np.argmax(out.policy[i]) == idx[int(np.argmax(prob))])
-            logits = out.policy[i].astype(np.float64)
-            logz = logits.max() + np.log(np.exp(logits - logits.max()).sum())
-            ce -= float((prob * (logits[idx] - logz)).sum())
+            ce -= float((prob * logp[i, idx]).sum())
     n = sum(len(q) for q in net_q)
     v, s = np.concatenate(net_q), np.concatenate(sf_q)
     return {"positions": n, "value_mae": float(np.abs(v - s).mean()),
