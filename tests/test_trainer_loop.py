@@ -444,3 +444,33 @@ def test_a_loop_resumed_with_other_settings_keeps_the_old_config(tmp_path: Path)
     old = json.loads((tmp_path / "config-before-gen-0013.json").read_text())
     new = json.loads((tmp_path / "config.json").read_text())
     assert old["mix_share"] == 0.0 and new["mix_share"] == 0.25 and new["mix_data"] == ["sf"]
+
+
+def test_evaluation_at_a_clock(tmp_path: Path, bundled_net: Path) -> None:
+    """--eval-tc plays the generation's match at a time control instead of fixed nodes (the
+    PGN says which), and the CLI refuses a clock it cannot parse before any work starts."""
+    import shutil
+
+    import chess.pgn
+
+    import trainer.loop as loop_mod
+    from trainer.__main__ import build_parser
+    from trainer.cli_rl import loop_config
+
+    new, old = tmp_path / "gen-0001.onnx", tmp_path / "gen-0000.onnx"
+    shutil.copy(bundled_net, new)
+    shutil.copy(bundled_net, old)
+    pgn = tmp_path / "eval" / "gen-0001-vs-reference.pgn"
+    cfg = loop_config(build_parser().parse_args(
+        ["loop", "--dir", str(tmp_path), "--eval-games", "2", "--eval-tc", "3+0.05"]))
+    cfg.selfplay.max_plies = 12
+    res = loop_mod.evaluate(new, old, cfg, pgn)
+    assert res["tc"] == "3+0.05" and res["nodes"] is None and res["games"] == 2
+    assert res["failures"] == {n: {"crash": 0, "time loss": 0, "illegal move": 0}
+                               for n in ("zerosum-gen-0001", "zerosum-gen-0000")}
+    with open(pgn, encoding="utf-8") as f:
+        tags = [g.headers["TimeControl"] for g in iter(lambda: chess.pgn.read_game(f), None)]
+    assert tags == ["3+0.05", "3+0.05"]
+    with pytest.raises(SystemExit, match="--eval-tc"):
+        loop_config(build_parser().parse_args(["loop", "--dir", str(tmp_path),
+                                               "--eval-tc", "10 minutes"]))

@@ -206,6 +206,12 @@ def loop_config(a: argparse.Namespace) -> LoopConfig:
     if a.mode == "muzero" and a.mix_data:
         raise SystemExit("--mix-data mixes positions into the AlphaZero window; MuZero trains "
                          "on trajectories")
+    if a.eval_tc is not None:
+        from trainer.match import TimeControl
+        try:
+            TimeControl.parse(a.eval_tc)
+        except ValueError as exc:
+            raise SystemExit(f"--eval-tc: {exc}")
     if a.no_eval_previous and a.gate is not None:
         raise SystemExit("--gate plays the previous net: it cannot go with --no-eval-previous")
     for flag, dirs in (("--mix-data", a.mix_data), ("--heldout", a.heldout)):
@@ -220,7 +226,7 @@ def loop_config(a: argparse.Namespace) -> LoopConfig:
                       extra_data=a.extra_data or [], mix_data=a.mix_data,
                       mix_share=a.mix_share, heldout=a.heldout or [],
                       worker=a.worker, threads=a.threads,
-                      eval_games=a.eval_games, eval_nodes=a.eval_nodes,
+                      eval_games=a.eval_games, eval_nodes=a.eval_nodes, eval_tc=a.eval_tc,
                       eval_concurrency=a.eval_concurrency, gate=a.gate,
                       eval_previous=not a.no_eval_previous,
                       selfplay=_selfplay_config(a), train=_train_config(a, horizon))
@@ -329,6 +335,8 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, default=2, help="onnxruntime threads for self-play")
     p.add_argument("--eval-games", type=int, default=20, help="games per evaluation match")
     p.add_argument("--eval-nodes", type=int, default=100, help="nodes per move in evaluation")
+    p.add_argument("--eval-tc", default=None, metavar="BASE+INC",
+                   help="evaluate at this clock (10+0.1) instead of --eval-nodes")
     p.add_argument("--eval-concurrency", type=int, default=1)
     p.add_argument("--no-eval-previous", action="store_true",
                    help="evaluate against generation 0 only (not with --gate)")

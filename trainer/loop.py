@@ -75,6 +75,9 @@ class LoopConfig:
     """onnxruntime threads for self-play."""
     eval_games: int = 20
     eval_nodes: int = 100
+    eval_tc: str | None = None
+    """a clock for the evaluation matches (``10+0.1``) instead of ``eval_nodes``: a recipe can
+    gain at 100 nodes and lose at a time control (run g did), so the gate can measure both."""
     eval_concurrency: int = 1
     eval_openings: str | None = None
     eval_previous: bool = True
@@ -405,7 +408,7 @@ def export_and_check(trainer: Trainer, path: Path, generation: int,
 
 def evaluate(new: Path, other: Path, cfg: LoopConfig, pgn_path: Path) -> dict[str, Any]:
     """A match through the engine (trainer/match.py): each opening with both colours, fixed
-    nodes per move; score and Elo with its 95% interval from the new net's side. The same
+    nodes per move (or ``eval_tc``'s clock); score and Elo with its 95% interval from the new net's side. The same
     openings every generation, so that generations are compared on equal terms."""
     from trainer.match import (DEFAULT_OPENINGS, TimeControl, play_match, read_openings,
                                zerosum_spec)
@@ -419,7 +422,7 @@ def evaluate(new: Path, other: Path, cfg: LoopConfig, pgn_path: Path) -> dict[st
     opts = {"Threads": 1, "NNThreads": 1}
     a = zerosum_spec(new, f"zerosum-{new.stem}", **opts)
     b = zerosum_spec(other, f"zerosum-{other.stem}", **opts)
-    tc = TimeControl.parse(f"nodes={cfg.eval_nodes}")
+    tc = TimeControl.parse(cfg.eval_tc or f"nodes={cfg.eval_nodes}")
     try:  # a loop killed mid-match keeps the games it finished (PATH.partial)
         previous = played_games(pgn_path, a.name, b.name, openings, tc)
     except ValueError as exc:  # another match's file (settings changed): play it again
@@ -434,7 +437,7 @@ def evaluate(new: Path, other: Path, cfg: LoopConfig, pgn_path: Path) -> dict[st
                      max_plies=cfg.selfplay.max_plies, progress=False, previous=previous)
     print(res.summary(), flush=True)
     d = res.to_dict()
-    return {"opponent": other.name, "nodes": cfg.eval_nodes, "error": d["elo_error"],
+    return {"opponent": other.name, "tc": str(tc), "nodes": tc.nodes, "error": d["elo_error"],
             "lower": d["elo_lower"], "upper": d["elo_upper"], "note": d["elo_note"],
             **{k: d[k] for k in ("games", "wins", "draws", "losses", "score", "elo", "los",
                                  "failures", "seconds", "interrupted")}}
