@@ -211,7 +211,7 @@ def loop_config(a: argparse.Namespace) -> LoopConfig:
         try:
             TimeControl.parse(a.eval_tc)
         except ValueError as exc:
-            raise SystemExit(f"--eval-tc: {exc}")
+            raise SystemExit(f"--eval-tc: {exc}") from exc
     if a.no_eval_previous and a.gate is not None:
         raise SystemExit("--gate plays the previous net: it cannot go with --no-eval-previous")
     for flag, dirs in (("--mix-data", a.mix_data), ("--heldout", a.heldout)):

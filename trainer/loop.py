@@ -408,8 +408,9 @@ def export_and_check(trainer: Trainer, path: Path, generation: int,
 
 def evaluate(new: Path, other: Path, cfg: LoopConfig, pgn_path: Path) -> dict[str, Any]:
     """A match through the engine (trainer/match.py): each opening with both colours, fixed
-    nodes per move (or ``eval_tc``'s clock); score and Elo with its 95% interval from the new net's side. The same
-    openings every generation, so that generations are compared on equal terms."""
+    nodes per move (or ``eval_tc``'s clock); score and Elo with its 95% interval from the new
+    net's side. The same openings every generation, so that generations are compared on equal
+    terms."""
     from trainer.match import (DEFAULT_OPENINGS, TimeControl, play_match, read_openings,
                                zerosum_spec)
 
