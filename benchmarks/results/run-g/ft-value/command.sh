@@ -1,5 +1,6 @@
 # Value-target A/B on run g's generation-27 records (the 90,186 positions of the 1,026 games
-# in runs/rl-gumbel-g/games after restore.sh and the run's end): 1,200 more steps from
+# that runs/rl-gumbel-g/games held when the run stopped; records are bulky and not in git, so on
+# another machine the run resumed, restore.sh then command.sh, makes its own): 1,200 more steps from
 # ckpt-00015600 at --q-weight 1.0 (control: the run's own setting), 0.5 and 0.0 (the game result
 # only), each exported, then all against Stockfish's held-out labels (heldout.jsonl beside this).
 # Held-out records: python -m trainer sf-games --out runs/sf-heldout/a --games 24 --seed 900
