@@ -463,14 +463,17 @@ def test_evaluation_at_a_clock(tmp_path: Path, bundled_net: Path) -> None:
     pgn = tmp_path / "eval" / "gen-0001-vs-reference.pgn"
     cfg = loop_config(build_parser().parse_args(
         ["loop", "--dir", str(tmp_path), "--eval-games", "2", "--eval-tc", "3+0.05"]))
-    cfg.selfplay.max_plies = 12
+    cfg.selfplay.max_plies = 24  # the ply count includes the 16-ply book line: 8 engine moves
     res = loop_mod.evaluate(new, old, cfg, pgn)
     assert res["tc"] == "3+0.05" and res["nodes"] is None and res["games"] == 2
     assert res["failures"] == {n: {"crash": 0, "time loss": 0, "illegal move": 0}
                                for n in ("zerosum-gen-0001", "zerosum-gen-0000")}
     with open(pgn, encoding="utf-8") as f:
-        tags = [g.headers["TimeControl"] for g in iter(lambda: chess.pgn.read_game(f), None)]
-    assert tags == ["3+0.05", "3+0.05"]
+        games = list(iter(lambda: chess.pgn.read_game(f), None))
+    assert [g.headers["TimeControl"] for g in games] == ["3+0.05", "3+0.05"]
+    for g in games:  # the engines played on the clock after the book line
+        clocks = [n.clock() for n in g.mainline() if n.clock() is not None]
+        assert len(clocks) >= 4 and all(0.0 < c <= 3.05 for c in clocks)
     with pytest.raises(SystemExit, match="--eval-tc"):
         loop_config(build_parser().parse_args(["loop", "--dir", str(tmp_path),
                                                "--eval-tc", "10 minutes"]))
