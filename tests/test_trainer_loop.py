@@ -472,7 +472,7 @@ def test_evaluation_at_a_clock(tmp_path: Path, bundled_net: Path) -> None:
         games = list(iter(lambda: chess.pgn.read_game(f), None))
     assert [g.headers["TimeControl"] for g in games] == ["3+0.05", "3+0.05"]
     for g in games:  # the engines played on the clock after the book line
-        clocks = [n.clock() for n in g.mainline() if n.clock() is not None]
+        clocks = [c for n in g.mainline() if (c := n.clock()) is not None]
         assert len(clocks) >= 4 and all(0.0 < c <= 3.05 for c in clocks)
     with pytest.raises(SystemExit, match="--eval-tc"):
         loop_config(build_parser().parse_args(["loop", "--dir", str(tmp_path),
