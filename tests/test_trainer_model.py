@@ -198,6 +198,17 @@ def test_export_matches_torch(tmp_path: Path, moves_left: bool) -> None:
     assert json.loads(meta["config"]) == cfg.to_dict()
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_export_of_a_model_on_the_gpu(tmp_path: Path) -> None:
+    # training with --device cuda exports the model where it lives; the check compares the fp32
+    # CPU copy that was written (on the GPU, TF32 convolutions differ by ~0.05)
+    model = Net(get_config("tiny"))
+    _train_a_little(model)
+    model = model.cuda().train()
+    assert export_onnx(model, tmp_path / "net.onnx") < 1e-4
+    assert next(model.parameters()).is_cuda and model.training
+
+
 def test_export_refuses_bad_nets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import trainer.export as ex
 
