@@ -17,3 +17,5 @@ M="python -m trainer match --games 200 --concurrency 2 --openings ../shared/data
   --option1 Precision=fp32 NNThreads=1 --option2 Precision=fp32 NNThreads=1 --resume --no-progress"
 $M --tc 10+0.1 --weights1 $N/B.onnx --name1 visits-128 --weights2 $N/A.onnx --name2 visits-32 \
   --pgn $R/B-vs-A.pgn --json $R/B-vs-A.json
+$M --tc 10+0.1 --weights1 $R/B4.onnx --name1 visits-128-all --weights2 nets/zerosum-6x64-sp1.onnx \
+  --name2 zerosum-6x64-sp1 --pgn $R/B4-vs-sp1.pgn --json $R/B4-vs-sp1.json
