@@ -1,5 +1,5 @@
-# The visits A/B (device.sh made the records and nets A, B, B2 on the GPU machine; they are not
-# in git, the nets are beside this file). B4: sp1 trained here on all the 128-visit records
+# The visits A/B (device.sh made the records and the nets A, B and B2 on the GPU machine; the
+# records are not in git). B4: sp1 trained here on all the 128-visit records
 # (B's and a second batch of 16 workers x 200 s, seeds 300-315, worker ids 8-23) at the same
 # 3.4 samples per new position. A.onnx, B.onnx and B4.onnx are beside this file.
 set -e
