@@ -15,7 +15,7 @@ t0=$(date +%s); mkdir -p "$RUN/games" "$RUN/logs"
 LOOP="python3 -m trainer loop --dir $RUN --init $INIT --games $((W * PER)) --eval-games 0 --device $DEV $RECIPE $TRAIN"
 while [ $(( $(date +%s) - t0 )) -lt "$LIMIT" ]; do
   read -r G NET < <(python3 -c "
-import json, pathlib, sys
+import json, pathlib
 p = pathlib.Path('$RUN/state.json')
 s = json.loads(p.read_text()) if p.exists() else {'generation': 1, 'best': None}
 print(s['generation'], '$RUN/' + s['best'] if s['best'] else '$INIT')")

@@ -63,8 +63,7 @@ def onnx_bytes(module: nn.Module, args: tuple[Tensor, ...], inputs: list[str],
 
 
 def to_onnx_bytes(model: Net) -> bytes:
-    """The serialized contract ONNX model of ``model``."""
-    model = copy.deepcopy(model).cpu().eval()
+    """The serialized contract ONNX model of ``model`` (a CPU model in eval mode)."""
     return onnx_bytes(_Contract(model), (torch.zeros(1, contract.NUM_PLANES, 8, 8),),
                       [contract.INPUT_NAME], output_names(model))
 
@@ -118,11 +117,11 @@ def random_planes(batch: int, seed: int = 0) -> np.ndarray:
 def verify(model: Net, onnx_path: str | os.PathLike[str], batch: int = 16, seed: int = 0) -> float:
     """Max abs difference over all outputs between torch and onnxruntime on a random batch."""
     x = random_planes(batch, seed)
-    # Compared on the CPU in fp32, as exported: a model trained with --device cuda would
-    # otherwise answer through TF32 convolutions, some 0.05 away from its own fp32 weights.
-    model = copy.deepcopy(model).cpu().eval()
+    was_training = model.training
+    model.eval()
     with torch.no_grad():
         ref = _Contract(model)(torch.from_numpy(x))
+    model.train(was_training)
     sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
     got = sess.run(output_names(model), {contract.INPUT_NAME: x})
     return max(float(np.abs(r.numpy() - g).max()) for r, g in zip(ref, got))
@@ -138,6 +137,10 @@ def export_onnx(
     disagree by more than 1e-3, leaving any existing file at ``path`` untouched.
     """
     path = Path(path)
+    # One fp32 CPU copy is both written and checked (as export_muzero does): a model trained
+    # with --device cuda would otherwise answer the check through TF32 convolutions, some 0.05
+    # away from its own weights.
+    model = copy.deepcopy(model).cpu().eval()
     meta: dict[str, Any] = {
         "name": path.stem,
         "architecture": f"resnet {model.cfg.name}, lc0-style SE, conv policy head, WDL"
