@@ -477,3 +477,37 @@ def test_evaluation_at_a_clock(tmp_path: Path, bundled_net: Path) -> None:
     with pytest.raises(SystemExit, match="--eval-tc"):
         loop_config(build_parser().parse_args(["loop", "--dir", str(tmp_path),
                                                "--eval-tc", "10 minutes"]))
+
+
+def test_export_ema_averages_the_trained_net_with_the_previous(tmp_path: Path) -> None:
+    """``--export-ema 0.25``: generation 1's net is 0.25 x the trained weights + 0.75 x
+    generation 0's, the trained net is kept beside it, and training goes on from the trained
+    weights (the checkpoint), not from the mean."""
+    import onnx
+    from onnx import numpy_helper
+
+    from trainer.average import _inline_shared_initializers
+    from trainer.loop import Loop, LoopConfig
+
+    def weights(p: Path) -> dict[str, np.ndarray]:  # gen 0's equal zero biases stored once
+        model = _inline_shared_initializers(onnx.load(str(p)))
+        return {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+
+    cfg = LoopConfig(run_dir=str(tmp_path), init="tiny", steps=3, export_ema=0.25,
+                     train=TrainConfig(batch_size=16, warmup=1, threads=1))
+    lp = Loop(cfg)
+    lp.progress = False
+    lp.initialise()
+    write_games(tmp_path / "games", [6, 6])
+    assert lp.phase_train(1) and lp.phase_export(1)
+    g0, g1 = weights(lp.net_path(0)), weights(lp.net_path(1))
+    trained = weights(tmp_path / "nets" / "trained" / "gen-0001.onnx")
+    floats = [n for n in g1 if np.issubdtype(g1[n].dtype, np.floating)]
+    assert any(not np.allclose(g0[n], trained[n]) for n in floats)  # training moved the net
+    for n in floats:
+        assert np.allclose(g1[n], 0.25 * trained[n] + 0.75 * g0[n], atol=1e-6), n
+    ema = json.loads((tmp_path / "history" / "gen-0001.json").read_text())["export"]["ema"]
+    assert ema["weight"] == 0.25 and ema["previous"] == "gen-0000.onnx"
+    ckpt = torch.load(sorted((tmp_path / "checkpoints").glob("ckpt-*.pt"))[-1],
+                      weights_only=False)
+    assert ckpt["step"] == 3

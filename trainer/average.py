@@ -21,7 +21,7 @@ import argparse
 import json
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -42,7 +42,7 @@ def average_onnx(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike
     if len(w) != len(paths) or (w < 0).any() or w.sum() <= 0:
         raise ValueError(f"--weights: {len(paths)} non-negative numbers with a positive sum")
     w = w / w.sum()
-    models = [onnx.load(str(p)) for p in paths]
+    models = [_inline_shared_initializers(onnx.load(str(p))) for p in paths]
     last = models[-1]
     shapes = {i.name: tuple(i.dims) for i in last.graph.initializer}
     ops = [n.op_type for n in last.graph.node]
@@ -74,6 +74,26 @@ def average_onnx(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike
     write_verified([(Path(out), with_metadata(last.SerializeToString(), meta))],
                    lambda temps: OnnxEvaluator(str(temps[0]), threads=1, precision="fp32"))
     return {"max_abs_change_from_last": moved}
+
+
+def _inline_shared_initializers(model: Any) -> Any:
+    """The exporter stores equal initializers once and reads the copies through Identity nodes
+    (a fresh net's zero biases all look alike), so a net's graph depends on its values. Each
+    such Identity becomes an initializer of its own, so that nets of one architecture compare
+    and average weight by weight."""
+    from onnx import numpy_helper
+
+    inits = {i.name: i for i in model.graph.initializer}
+    keep = []
+    for node in model.graph.node:
+        if node.op_type == "Identity" and node.input[0] in inits:
+            array = numpy_helper.to_array(inits[node.input[0]])
+            model.graph.initializer.append(numpy_helper.from_array(array, node.output[0]))
+        else:
+            keep.append(node)
+    del model.graph.node[:]
+    model.graph.node.extend(keep)
+    return model
 
 
 def _main(args: argparse.Namespace) -> None:

@@ -212,6 +212,10 @@ def loop_config(a: argparse.Namespace) -> LoopConfig:
             TimeControl.parse(a.eval_tc)
         except ValueError as exc:
             raise SystemExit(f"--eval-tc: {exc}") from exc
+    if a.export_ema is not None and not 0.0 < a.export_ema <= 1.0:
+        raise SystemExit("--export-ema: the trained net's weight, in (0, 1]")
+    if a.export_ema is not None and a.mode == "muzero":
+        raise SystemExit("--export-ema averages AlphaZero nets; MuZero exports two graphs")
     if a.no_eval_previous and a.gate is not None:
         raise SystemExit("--gate plays the previous net: it cannot go with --no-eval-previous")
     for flag, dirs in (("--mix-data", a.mix_data), ("--heldout", a.heldout)):
@@ -228,7 +232,7 @@ def loop_config(a: argparse.Namespace) -> LoopConfig:
                       worker=a.worker, threads=a.threads,
                       eval_games=a.eval_games, eval_nodes=a.eval_nodes, eval_tc=a.eval_tc,
                       eval_concurrency=a.eval_concurrency, gate=a.gate,
-                      eval_previous=not a.no_eval_previous,
+                      eval_previous=not a.no_eval_previous, export_ema=a.export_ema,
                       selfplay=_selfplay_config(a), train=_train_config(a, horizon))
 
 
@@ -342,6 +346,9 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
                    help="evaluate against generation 0 only (not with --gate)")
     p.add_argument("--gate", type=float, default=None,
                    help="score the new net needs against the best to play self-play")
+    p.add_argument("--export-ema", type=float, default=None, metavar="A",
+                   help="each generation's net is A x the trained net + (1 - A) x the previous "
+                        "best (a moving average of the nets; training goes on unaveraged)")
     p.add_argument("--heldout", nargs="+", metavar="DIR",
                    help="Stockfish-labelled records kept out of training: each new net's "
                         "agreement with them goes into its history")

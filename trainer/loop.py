@@ -85,6 +85,13 @@ class LoopConfig:
     halves the evaluation's cost when each match needs 100 games for a usable interval."""
     gate: float | None = None
     """minimum score against the best net for a new net to play self-play (None: always)."""
+    export_ema: float | None = None
+    """weight ``a`` of the newly trained net in each generation's net: ``gen-<g>.onnx`` is
+    ``a * trained + (1 - a) * previous best`` (the trained one alone kept in ``nets/trained/``),
+    while training goes on from the trained weights. None: the trained net itself. Why: one
+    generation of self-play training from sp1 lost 40 Elo at 10+0.1 and its mean with sp1 won 23
+    (benchmarks/results/selfplay-runs.md section 22); a moving average of the nets, as KataGo's
+    SWA, keeps what a generation learns and damps what it wanders into."""
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
 
@@ -192,13 +199,30 @@ class Loop:
                                         self.run)
         return Trainer.create(self.cfg.init, self.cfg.train, self.run)
 
-    def export(self, t: Any, gen: int) -> dict[str, Any]:
+    def export(self, t: Any, gen: int, path: Path | None = None) -> dict[str, Any]:
+        path = path or self.net_path(gen)
         if self.muzero:
             from trainer.muzero.loop_support import export_and_check_muzero
 
-            return export_and_check_muzero(t, self.net_path(gen), generation=gen)
-        return export_and_check(t, self.net_path(gen), generation=gen,
+            return export_and_check_muzero(t, path, generation=gen)
+        return export_and_check(t, path, generation=gen,
                                 extra=mix_metadata(self.cfg.mix_data, self.cfg.mix_share))
+
+    def export_averaged(self, t: Any, gen: int) -> dict[str, Any]:
+        """``export_ema``: the trained net to ``nets/trained/``, then its weighted mean with the
+        best net (the one this generation's games came from) as ``gen-<g>.onnx``. Redone whole
+        on a resume: the best net changes only after the evaluation."""
+        from trainer.average import average_onnx
+
+        a = self.cfg.export_ema
+        assert a is not None
+        trained = self.nets / "trained" / f"gen-{gen:04d}.onnx"
+        trained.parent.mkdir(parents=True, exist_ok=True)
+        info = self.export(t, gen, trained)
+        previous = self.run / self.state["best"]
+        moved = average_onnx([previous, trained], self.net_path(gen), weights=[1.0 - a, a])
+        return {**info, "path": str(self.net_path(gen)), "trained": str(trained),
+                "ema": {"weight": a, "previous": previous.name, **moved}}
 
     def initialise(self) -> None:
         """Generation 0: the initial net exported, checkpointed at step 0, the state file."""
@@ -330,7 +354,7 @@ class Loop:
 
     def phase_export(self, gen: int) -> bool:
         t = self.trainer()
-        info = self.export(t, gen)
+        info = self.export(t, gen) if self.cfg.export_ema is None else self.export_averaged(t, gen)
         self.save_history(gen, "export", info)
         if self.cfg.heldout:
             from trainer.heldout import agreement, record_files
