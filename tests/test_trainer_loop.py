@@ -511,3 +511,21 @@ def test_export_ema_averages_the_trained_net_with_the_previous(tmp_path: Path) -
     ckpt = torch.load(sorted((tmp_path / "checkpoints").glob("ckpt-*.pt"))[-1],
                       weights_only=False)
     assert ckpt["step"] == 3
+
+
+def test_train_only_moves_the_named_parameters_alone(tmp_path: Path) -> None:
+    """``--train-only policy_``: the policy head's weights change, the trunk and the value head
+    stay to the last bit (frozen, not merely slowed); an unknown prefix is refused."""
+    write_games(tmp_path / "games", [6, 6])
+    cfg = TrainConfig(batch_size=16, warmup=1, threads=1, lr=1e-2, train_only=["policy_"])
+    t = Trainer.create("tiny", cfg, tmp_path / "out")
+    before = {n: p.detach().clone() for n, p in t.model.named_parameters()}
+    w = ReplayWindow([tmp_path / "games"], window=100)
+    w.refresh()
+    t.train(w, 3, progress=False)
+    after = dict(t.model.named_parameters())
+    moved = {n for n in before if not torch.equal(before[n], after[n].detach())}
+    assert moved and all(n.startswith("policy_") for n in moved)
+    assert any(n.startswith("policy_out") for n in moved)
+    with pytest.raises(ValueError, match="no parameter"):
+        Trainer.create("tiny", TrainConfig(train_only=["nonesuch"]), tmp_path / "out2")

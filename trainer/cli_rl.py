@@ -113,6 +113,9 @@ def _add_train_args(p: argparse.ArgumentParser, steps_help: str) -> None:
     g.add_argument("--keep", type=int, default=d.keep, help="checkpoints kept")
     g.add_argument("--device", default=d.device, help="cpu or cuda")
     g.add_argument("--train-threads", type=int, default=d.threads, help="torch threads")
+    g.add_argument("--train-only", nargs="+", default=[], metavar="PREFIX",
+                   help="train only the parameters whose names start so (policy_: the policy "
+                        "head), the rest frozen")
     g.add_argument("--seed", type=int, default=d.seed)
     g.add_argument("--window", type=int, default=30_000, help="replay window (positions)")
     g.add_argument("--dedup", action="store_true", help="drop repeated positions in the window")
@@ -129,7 +132,8 @@ def _train_config(a: argparse.Namespace, horizon: int | None) -> TrainConfig:
         warmup=a.warmup, schedule=schedule, total_steps=a.total_steps or horizon or 1,
         clip=a.clip, q_weight=a.q_weight, value_weight=a.value_weight,
         mlh_weight=a.mlh_weight, log_every=a.log_every, checkpoint_every=a.checkpoint_every,
-        keep=a.keep, seed=a.seed, device=a.device, threads=a.train_threads)
+        keep=a.keep, seed=a.seed, device=a.device, threads=a.train_threads,
+        train_only=a.train_only)
 
 
 # ------------------------------------------------------------------- commands

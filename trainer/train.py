@@ -20,7 +20,7 @@ import json
 import math
 import time
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Generic, Self, TypeVar
 
@@ -61,6 +61,10 @@ class TrainConfig:
     seed: int = 0
     device: str = "cpu"
     threads: int = 2
+    train_only: list[str] = field(default_factory=list)
+    """parameter-name prefixes (``policy_``, ``value_``, ``tower.5.``): only these train, the
+    rest stay as they are (empty: all train). Why: to move one head, the policy say, on
+    self-play targets while the value keeps what it knows (selfplay-runs.md section 23)."""
 
 
 def lr_at(step: int, cfg: TrainConfig) -> float:
@@ -78,9 +82,17 @@ def lr_at(step: int, cfg: TrainConfig) -> float:
 
 
 def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
-    """AdamW or SGD+Nesterov; no weight decay on biases and norm parameters."""
-    decay = [p for p in model.parameters() if p.dim() >= 2]
-    rest = [p for p in model.parameters() if p.dim() < 2]
+    """AdamW or SGD+Nesterov; no weight decay on biases and norm parameters. With
+    ``train_only``, the other parameters are frozen (no gradient, not in the optimizer)."""
+    if cfg.train_only:
+        for name, p in model.named_parameters():
+            p.requires_grad_(any(name.startswith(x) for x in cfg.train_only))
+        if not any(p.requires_grad for p in model.parameters()):
+            raise ValueError(f"--train-only {' '.join(cfg.train_only)}: no parameter has such "
+                             f"a name (they are {sorted({n.split('.')[0] for n, _ in model.named_parameters()})})")
+    params = [p for p in model.parameters() if p.requires_grad]
+    decay = [p for p in params if p.dim() >= 2]
+    rest = [p for p in params if p.dim() < 2]
     groups = [{"params": decay, "weight_decay": cfg.weight_decay},
               {"params": rest, "weight_decay": 0.0}]
     if cfg.optimizer == "adamw":
