@@ -19,9 +19,24 @@ if [ "${DEVICE:-0}" = 1 ]; then
     --name1 ema-E2-gen-6 $SP1 --pgn $OUT/E2-n400.pgn --json $OUT/E2-n400.json
   exit
 fi
-# 2. Here (2 cores, nothing else running): held-out figures and the 10+0.1 match.
+# 2. Here (2 cores, nothing else running): held-out figures and the matches (the first 100
+#    openings of ../shared/data/openings/8moves_v3.pgn, the same as the packaged file's).
 N=benchmarks/results/ema-ab
+M="python -m trainer match --openings ../shared/data/openings/8moves_v3.pgn
+  --option1 Precision=fp32 NNThreads=1 --option2 Precision=fp32 NNThreads=1 --resume --no-progress"
 PYTHONPATH=. python benchmarks/heldout.py --nets nets/zerosum-6x64-sp1.onnx \
   $N/E1-gen-6.onnx $N/E2-gen-6.onnx --records runs/sf-heldout/a runs/sf-heldout/b
 $M --games 200 --concurrency 2 --tc 10+0.1 --weights1 $N/E1-gen-6.onnx --name1 ema-E1-gen-6 $SP1 \
   --pgn $N/E1-tc.pgn --json $N/E1-tc.json
+# 3. The policy head trained alone (PH) and with the value loss off (P0), from sp1 on section
+#    22's arm A records (runs/visits-ab/A/games, made by benchmarks/results/visits-ab/device.sh):
+T="--data runs/visits-ab/A/games --steps 1099 --init nets/zerosum-6x64-sp1.onnx --batch-size 256
+  --lr 1e-4 --schedule constant --warmup 10 --q-weight 1.0 --window 100000 --train-threads 2"
+python -m trainer train $T --out runs/pol/PH --train-only policy_ --export runs/pol/PH.onnx
+python -m trainer train $T --out runs/pol/P0 --value-weight 0 --export runs/pol/P0.onnx
+PYTHONPATH=. python benchmarks/heldout.py --nets runs/pol/P0.onnx runs/pol/PH.onnx \
+  --records runs/sf-heldout/a runs/sf-heldout/b
+$M --games 200 --concurrency 2 --tc 10+0.1 --weights1 $N/PH.onnx --name1 policy-head-A $SP1 \
+  --pgn $N/PH-tc.pgn --json $N/PH-tc.json
+$M --games 200 --concurrency 2 --tc nodes=100 --weights1 $N/PH.onnx --name1 policy-head-A $SP1 \
+  --pgn $N/PH-n100.pgn --json $N/PH-n100.json
