@@ -15,7 +15,7 @@ from onnx import numpy_helper  # noqa: E402
 from engine import contract  # noqa: E402
 from engine.evaluator import OnnxEvaluator  # noqa: E402
 from trainer.__main__ import main as trainer_main  # noqa: E402
-from trainer.average import _inline_shared_initializers, average_onnx  # noqa: E402
+from trainer.average import inline_shared_initializers, average_onnx  # noqa: E402
 from trainer.config import get_config  # noqa: E402
 from trainer.export import export_onnx  # noqa: E402
 from trainer.model import Net  # noqa: E402
@@ -29,7 +29,7 @@ def _net(path: Path, seed: int, preset: str = "tiny") -> Path:
 
 def _weights(path: Path) -> dict[str, np.ndarray]:
     """Every weight by name, equal initializers that the exporter stored once included."""
-    model = _inline_shared_initializers(onnx.load(str(path)))
+    model = inline_shared_initializers(onnx.load(str(path)))
     return {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
 
 

@@ -486,11 +486,11 @@ def test_export_ema_averages_the_trained_net_with_the_previous(tmp_path: Path) -
     import onnx
     from onnx import numpy_helper
 
-    from trainer.average import _inline_shared_initializers
+    from trainer.average import inline_shared_initializers
     from trainer.loop import Loop, LoopConfig
 
     def weights(p: Path) -> dict[str, np.ndarray]:  # gen 0's equal zero biases stored once
-        model = _inline_shared_initializers(onnx.load(str(p)))
+        model = inline_shared_initializers(onnx.load(str(p)))
         return {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
 
     cfg = LoopConfig(run_dir=str(tmp_path), init="tiny", steps=3, export_ema=0.25,

@@ -42,7 +42,7 @@ def average_onnx(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike
     if len(w) != len(paths) or (w < 0).any() or w.sum() <= 0:
         raise ValueError(f"--weights: {len(paths)} non-negative numbers with a positive sum")
     w = w / w.sum()
-    models = [_inline_shared_initializers(onnx.load(str(p))) for p in paths]
+    models = [inline_shared_initializers(onnx.load(str(p))) for p in paths]
     last = models[-1]
     shapes = {i.name: tuple(i.dims) for i in last.graph.initializer}
     ops = [n.op_type for n in last.graph.node]
@@ -76,7 +76,7 @@ def average_onnx(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike
     return {"max_abs_change_from_last": moved}
 
 
-def _inline_shared_initializers(model: Any) -> Any:
+def inline_shared_initializers(model: Any) -> Any:
     """The exporter stores equal initializers once and reads the copies through Identity nodes
     (a fresh net's zero biases all look alike), so a net's graph depends on its values. Each
     such Identity becomes an initializer of its own, so that nets of one architecture compare

@@ -157,7 +157,10 @@ def _train(a: argparse.Namespace) -> int:
     from trainer.train import Trainer
 
     _check_mix(a)
-    t = Trainer.create(a.init, _train_config(a, a.steps), a.out, resume=a.resume)
+    try:  # a bad --init or --train-only: the message, not a traceback
+        t = Trainer.create(a.init, _train_config(a, a.steps), a.out, resume=a.resume)
+    except ValueError as exc:
+        raise SystemExit(f"train: {exc}") from exc
     window = training_window(a.data, a.window, a.dedup, a.mix_data, a.mix_share)
     print(f"window: {window.refresh()} positions; {json.dumps(window.stats())}")
     train_and_report(t, window, a.steps)

@@ -216,6 +216,8 @@ class Loop:
 
         a = self.cfg.export_ema
         assert a is not None
+        if self.muzero:
+            raise ValueError("export_ema averages AlphaZero nets; a MuZero net is two graphs")
         trained = self.nets / "trained" / f"gen-{gen:04d}.onnx"
         trained.parent.mkdir(parents=True, exist_ok=True)
         info = self.export(t, gen, trained)

@@ -88,8 +88,9 @@ def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Opti
         for name, p in model.named_parameters():
             p.requires_grad_(any(name.startswith(x) for x in cfg.train_only))
         if not any(p.requires_grad for p in model.parameters()):
+            names = sorted({n.split(".")[0] for n, _ in model.named_parameters()})
             raise ValueError(f"--train-only {' '.join(cfg.train_only)}: no parameter has such "
-                             f"a name (they are {sorted({n.split('.')[0] for n, _ in model.named_parameters()})})")
+                             f"a name (they begin {', '.join(names)})")
     params = [p for p in model.parameters() if p.requires_grad]
     decay = [p for p in params if p.dim() >= 2]
     rest = [p for p in params if p.dim() < 2]
