@@ -27,7 +27,7 @@ def _net(path: Path, seed: int, preset: str = "tiny") -> Path:
     return path
 
 
-def _weights(path: Path) -> dict[str, np.ndarray]:
+def weights_of(path: Path) -> dict[str, np.ndarray]:
     """Every weight by name, equal initializers that the exporter stored once included."""
     model = inline_shared_initializers(onnx.load(str(path)))
     return {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
@@ -37,7 +37,7 @@ def test_average_is_the_mean_of_every_weight(tmp_path: Path) -> None:
     a, b, c = (_net(tmp_path / f"g{i}.onnx", i) for i in (1, 2, 3))
     out = tmp_path / "avg.onnx"
     assert trainer_main(["average", str(a), str(b), str(c), "--out", str(out)]) == 0
-    wa, wb, wc, wo = _weights(a), _weights(b), _weights(c), _weights(out)
+    wa, wb, wc, wo = weights_of(a), weights_of(b), weights_of(c), weights_of(out)
     floats = [n for n in wo if np.issubdtype(wo[n].dtype, np.floating)]
     assert floats and any(not np.allclose(wa[n], wb[n]) for n in floats)
     for n in floats:
@@ -50,7 +50,7 @@ def test_average_is_the_mean_of_every_weight(tmp_path: Path) -> None:
     weighted = tmp_path / "w.onnx"
     average_onnx([a, b], weighted, weights=[0.0, 1.0])  # all weight on b: b itself
     for n in floats:
-        np.testing.assert_allclose(_weights(weighted)[n], wb[n], rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(weights_of(weighted)[n], wb[n], rtol=1e-6, atol=1e-7)
 
 
 def test_average_refuses_different_graphs_and_writes_nothing(tmp_path: Path) -> None:

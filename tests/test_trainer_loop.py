@@ -483,15 +483,9 @@ def test_export_ema_averages_the_trained_net_with_the_previous(tmp_path: Path) -
     """``--export-ema 0.25``: generation 1's net is 0.25 x the trained weights + 0.75 x
     generation 0's, the trained net is kept beside it, and training goes on from the trained
     weights (the checkpoint), not from the mean."""
-    import onnx
-    from onnx import numpy_helper
-
-    from trainer.average import inline_shared_initializers
+    from test_average import weights_of as weights
+    from trainer.export import export_onnx
     from trainer.loop import Loop, LoopConfig
-
-    def weights(p: Path) -> dict[str, np.ndarray]:  # gen 0's equal zero biases stored once
-        model = inline_shared_initializers(onnx.load(str(p)))
-        return {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
 
     cfg = LoopConfig(run_dir=str(tmp_path), init="tiny", steps=3, export_ema=0.25,
                      train=TrainConfig(batch_size=16, warmup=1, threads=1))
@@ -511,6 +505,10 @@ def test_export_ema_averages_the_trained_net_with_the_previous(tmp_path: Path) -
     ckpt = torch.load(sorted((tmp_path / "checkpoints").glob("ckpt-*.pt"))[-1],
                       weights_only=False)
     assert ckpt["step"] == 3
+    again = tmp_path / "from-checkpoint.onnx"  # the checkpoint holds the trained weights
+    export_onnx(lp.trainer().model, again, {})
+    resumed = weights(again)
+    assert all(np.allclose(resumed[n], trained[n], atol=1e-6) for n in floats)
 
 
 def test_train_only_moves_the_named_parameters_alone(tmp_path: Path) -> None:
