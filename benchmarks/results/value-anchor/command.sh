@@ -1,0 +1,32 @@
+#!/bin/bash
+# The value head of sp1 retrained alone on Stockfish's win/draw/loss estimates (selfplay-runs.md
+# section 24): the "anchor on the value only" that mix-ab/README.md left untried. The trunk and
+# the policy head are frozen, so the new net's policy is sp1's to the bit and a match against sp1
+# measures the value head alone. 2-core AMD EPYC machine, no GPU.
+cd "$(dirname "$0")/../../.."
+N=benchmarks/results/value-anchor
+# 1. Stockfish-labelled records (not in git; 17 minutes on both cores; seeds 200/201 as mix-ab's,
+#    whose first 600 games a side these repeat): 1,000 games a side from the packaged openings,
+#    Stockfish 15.1 at 8,000 nodes, MultiPV 5, every position labelled with UCI_ShowWDL.
+python -m trainer sf-games --out runs/sfmix/a --games 1000 --seed 200 &
+python -m trainer sf-games --out runs/sfmix/b --games 1000 --seed 201 &
+wait
+# 2. The held-out positions (seeds no training set uses): as mix-ab/data.sh.
+# 3. The value head alone (value_conv, value_fc1, value_fc2), from sp1:
+T="--data runs/sfmix/a runs/sfmix/b --init nets/zerosum-6x64-sp1.onnx --batch-size 256
+  --schedule cosine --warmup 20 --q-weight 1.0 --window 1000000 --train-threads 2"
+python -m trainer train $T --steps 1500 --lr 1e-3 --out runs/vh/V1 --train-only value_ \
+  --export runs/vh/V1.onnx                                      # 3 min 39 s, 6.85 steps/s
+cp runs/vh/V1.onnx $N/V1.onnx
+# 4. Held out (heldout.txt):
+PYTHONPATH=. python benchmarks/heldout.py --nets nets/zerosum-6x64-sp1.onnx $N/V1.onnx \
+  nets/zerosum-6x64.onnx --records runs/sf-heldout/a runs/sf-heldout/b
+# 5. Against sp1 (the first 100 openings of 8moves_v3, both colours; fp32, two games at a time,
+#    one onnxruntime thread per engine, nothing else on the machine for the 10+0.1 match):
+M="python -m trainer match --openings ../shared/data/openings/8moves_v3.pgn
+  --option1 Precision=fp32 NNThreads=1 --option2 Precision=fp32 NNThreads=1 --resume --no-progress"
+SP1="--weights2 nets/zerosum-6x64-sp1.onnx --name2 zerosum-6x64-sp1"
+$M --games 200 --concurrency 2 --tc 10+0.1 --weights1 $N/V1.onnx --name1 value-anchor-V1 $SP1 \
+  --pgn $N/V1-tc.pgn --json $N/V1-tc.json
+$M --games 200 --concurrency 2 --tc nodes=100 --weights1 $N/V1.onnx --name1 value-anchor-V1 $SP1 \
+  --pgn $N/V1-n100.pgn --json $N/V1-n100.json
