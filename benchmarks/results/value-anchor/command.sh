@@ -30,3 +30,14 @@ $M --games 200 --concurrency 2 --tc 10+0.1 --weights1 $N/V1.onnx --name1 value-a
   --pgn $N/V1-tc.pgn --json $N/V1-tc.json
 $M --games 200 --concurrency 2 --tc nodes=100 --weights1 $N/V1.onnx --name1 value-anchor-V1 $SP1 \
   --pgn $N/V1-n100.pgn --json $N/V1-n100.json
+# 6. PV: V1's value head under the policy head PH learned alone from sp1's 32-visit self-play
+#    games (selfplay-runs.md section 23), combined exactly (combine.py), against V1 at 100 nodes:
+python benchmarks/results/value-anchor/combine.py
+python -m trainer export runs/vh/PV.pt runs/vh/PV.onnx --meta name=PV
+cp runs/vh/PV.onnx $N/PV.onnx
+$M --games 200 --concurrency 2 --tc nodes=100 --weights1 $N/PV.onnx --name1 value-anchor-PV \
+  --weights2 $N/V1.onnx --name2 value-anchor-V1 --pgn $N/PV-vs-V1-n100.pgn --json $N/PV-vs-V1-n100.json
+# 7. PV against V1 at 10+0.1 (alone on the machine; --resume continues a stopped match from its
+#    .pgn.partial):
+$M --games 200 --concurrency 2 --tc 10+0.1 --weights1 $N/PV.onnx --name1 value-anchor-PV \
+  --weights2 $N/V1.onnx --name2 value-anchor-V1 --pgn $N/PV-vs-V1-tc.pgn --json $N/PV-vs-V1-tc.json
