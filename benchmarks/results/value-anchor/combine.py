@@ -7,12 +7,14 @@ their trunks are sp1's to the bit and the two heads combine exactly, with no tra
 """
 import torch
 
-ph = torch.load("runs/pol/PH/checkpoints/ckpt-00001099.pt", map_location="cpu", weights_only=False)
-v1 = torch.load("runs/vh/V1/checkpoints/ckpt-00001500.pt", map_location="cpu", weights_only=False)
-a, b = ph["model"], v1["model"]
+from trainer.checkpoint import load_checkpoint, load_model, save_checkpoint
+
+model, state = load_model("runs/vh/V1/checkpoints/ckpt-00001500.pt")
+ph = load_checkpoint("runs/pol/PH/checkpoints/ckpt-00001099.pt")["model"]
+weights = model.state_dict()
 # the trunks must be equal: only the heads may differ
-assert {k.split(".")[0] for k in a if not torch.equal(a[k], b[k])} <= {
+assert {k.split(".")[0] for k in ph if not torch.equal(ph[k], weights[k])} <= {
     "policy_conv", "policy_out", "value_conv", "value_fc1", "value_fc2"}
-b.update({k: v for k, v in a.items() if k.startswith("policy_")})
-v1["optimizer"] = None
-torch.save(v1, "runs/vh/PV.pt")
+weights.update({k: v for k, v in ph.items() if k.startswith("policy_")})
+model.load_state_dict(weights)
+save_checkpoint("runs/vh/PV.pt", model, state["step"], metadata=state.get("metadata"))

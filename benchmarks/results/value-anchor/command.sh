@@ -5,12 +5,15 @@
 # measures the value head alone. 2-core AMD EPYC machine, no GPU.
 cd "$(dirname "$0")/../../.."
 N=benchmarks/results/value-anchor
-# 1. Stockfish-labelled records (not in git; 17 minutes on both cores; seeds 200/201 as mix-ab's,
-#    whose first 600 games a side these repeat): 1,000 games a side from the packaged openings,
-#    Stockfish 15.1 at 8,000 nodes, MultiPV 5, every position labelled with UCI_ShowWDL.
+# 1. Stockfish-labelled records (not in git; seeds 200/201 as mix-ab's): games from the packaged
+#    openings, Stockfish 15.1 at 8,000 nodes, MultiPV 5, every position labelled with
+#    UCI_ShowWDL. 1,000 games a side were planned; V1's set was stopped after 22 minutes at 360
+#    files of 256 positions a side (184,320 positions; sf-games keeps every finished file), so
+#    the files past the 360th of a side, written in order, are not V1's data.
 python -m trainer sf-games --out runs/sfmix/a --games 1000 --seed 200 &
 python -m trainer sf-games --out runs/sfmix/b --games 1000 --seed 201 &
 wait
+for d in runs/sfmix/a runs/sfmix/b; do ls $d/sf-*.npz | sort | tail -n +361 | xargs -r rm; done
 # 2. The held-out positions (seeds no training set uses): as mix-ab/data.sh.
 # 3. The value head alone (value_conv, value_fc1, value_fc2), from sp1:
 T="--data runs/sfmix/a runs/sfmix/b --init nets/zerosum-6x64-sp1.onnx --batch-size 256
