@@ -5,7 +5,9 @@
 
 Each run's per-generation history (``history/gen-*.json``, written by the loop) holds its
 evaluation against generation 0: the Elo difference and its 95% interval, drawn as error bars.
-Runs with the same games and evaluation per generation compare at equal compute.
+Runs with the same games and evaluation per generation compare at equal compute. A run evaluated
+after the fact (``benchmarks/gpu_loop.sh`` runs) names its match files as ``RUN:MATCH_DIR``
+(``MATCH_DIR/gen-NNNN.json`` from ``trainer match --json``, as ``run_table.py --matches``).
 """
 
 from __future__ import annotations
@@ -14,14 +16,17 @@ import argparse
 import json
 from pathlib import Path
 
+from run_table import reference_result
 
-def elo_by_generation(run: Path) -> list[tuple[int, float, float, float]]:
+
+def elo_by_generation(run: Path, matches: Path | None = None
+                      ) -> list[tuple[int, float, float, float]]:
     """(generation, Elo vs generation 0, lower and upper end of its 95% interval) for every
     evaluated generation."""
     out = []
     for p in sorted((run / "history").glob("gen-*.json")):
         h = json.loads(p.read_text())
-        ref = h.get("evaluate", {}).get("reference")
+        ref = reference_result(h, matches)
         if ref:
             elo, err = float(ref["elo"]), float(ref["error"])
             out.append((int(h["generation"]), elo, float(ref.get("lower", elo - err)),
@@ -40,8 +45,9 @@ def main() -> None:
     ap.add_argument("--out", required=True, help="PNG to write")
     a = ap.parse_args()
     fig, ax = plt.subplots(figsize=(7, 4))
-    for i, run in enumerate(a.runs):
-        rows = elo_by_generation(Path(run))
+    for i, spec in enumerate(a.runs):
+        run, _, match_dir = spec.partition(":")
+        rows = elo_by_generation(Path(run), Path(match_dir) if match_dir else None)
         if not rows:
             continue
         shift = (i - (len(a.runs) - 1) / 2) * 0.12  # side by side, bars apart
