@@ -14,5 +14,14 @@ export RECIPE="--root gumbel --full-visits 32 --full-share 1.0 --gumbel-consider
 export TRAIN="--steps 250 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10
   --window 100000 --train-threads 2 --log-every 50 --train-only policy_
   --heldout runs/sf-heldout/a runs/sf-heldout/b"
+# Run on 2026-11-27 for 73 minutes and stopped by hand after generation 19 (300,680 positions);
+# its state.json points at generation 20's self-play, where this command resumes.
 W=2 PER=128 DEV=cpu bash benchmarks/gpu_loop.sh runs/h nets/zerosum-6x64-sp1v.onnx ${LAST:-99} \
   ${SECONDS_LIMIT:-5400}
+# The matches against generation 0 (the final net at 10+0.1 and at 100 nodes, generations 5, 10
+# and 15 at 100 nodes; the 10+0.1 match alone on the machine):
+bash benchmarks/results/run-h/evaluate.sh 19 5 10 15
+# The per-generation table (games and positions counted from the records, held-out figures from
+# the loop's history, matches from evaluate.sh; the final net's 200 games at 100 nodes copied to
+# matches/gen-0019.json):
+#   PYTHONPATH=. python benchmarks/run_table.py --run runs/h --matches benchmarks/results/run-h/matches
