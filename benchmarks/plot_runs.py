@@ -41,7 +41,8 @@ def main() -> None:
     import matplotlib.pyplot as plt
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--runs", nargs="+", required=True, help="loop --dir of each run")
+    ap.add_argument("--runs", nargs="+", required=True,
+                    help="loop --dir of each run, or RUN:MATCH_DIR")
     ap.add_argument("--out", required=True, help="PNG to write")
     a = ap.parse_args()
     fig, ax = plt.subplots(figsize=(7, 4))
