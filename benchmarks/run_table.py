@@ -33,9 +33,11 @@ def records_by_generation(run: Path) -> dict[int, tuple[int, int]]:
     """(games, positions) of each generation, counted from the run's own records."""
     out: dict[int, tuple[int, int]] = {}
     for p in list_records(run / "games"):
-        g = parse_name(p.name)[0]
-        games, pos = out.get(g, (0, 0))
-        out[g] = (games + 1, pos + len(Record.load(p)))
+        key = parse_name(p.name)
+        if key is None:  # list_records also lists unnamed .npz files (labels): not a game
+            continue
+        games, pos = out.get(key[0], (0, 0))
+        out[key[0]] = (games + 1, pos + len(Record.load(p)))
     return out
 
 
