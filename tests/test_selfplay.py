@@ -300,3 +300,32 @@ def test_onnx_import_reproduces_the_net(bundled_net: Path, tmp_path: Path) -> No
     onnx.save(proto, str(foreign))
     with pytest.raises(ValueError, match="metadata"):
         model_from_onnx(foreign)
+
+
+def test_torch_evaluator_computes_what_onnxruntime_does(bundled_net: Path, tmp_path: Path) -> None:
+    """`selfplay --backend torch-cuda` runs the net through torch (the GPU machine's onnxruntime
+    has no CUDA provider); on the CPU the same path must give onnxruntime's outputs, and the
+    command must play and write records with it."""
+    from engine.evaluator import NetError
+    from trainer.__main__ import main
+    from trainer.pgn_data import unpack_planes
+    from trainer.torch_eval import TorchEvaluator
+
+    rec = sample_record(8)
+    x = unpack_planes(rec.bits, rec.aux)
+    ref = OnnxEvaluator(str(bundled_net), threads=1).evaluate(x)
+    ev = TorchEvaluator(str(bundled_net), device="cpu", threads=1)
+    out = ev.evaluate(x)
+    assert ev.has_mlh and out.mlh is not None and ref.mlh is not None
+    assert out.policy.shape == ref.policy.shape and out.policy.dtype == np.float32
+    assert np.abs(out.policy - ref.policy).max() < 1e-3
+    assert np.abs(out.wdl - ref.wdl).max() < 1e-4
+    assert np.abs(out.mlh - ref.mlh).max() < 1e-2
+    with pytest.raises(NetError, match="does not exist"):
+        TorchEvaluator(str(tmp_path / "missing.onnx"), device="cpu")
+    assert main(["selfplay", "--net", str(bundled_net), "--out", str(tmp_path / "g"),
+                 "--backend", "torch-cpu", "--threads", "1", "--games", "2", "--parallel", "2",
+                 "--full-visits", "8", "--fast-visits", "4", "--max-plies", "24",
+                 "--resign-threshold", "-1"]) == 0
+    files = records.list_records(tmp_path / "g")
+    assert len(files) == 2 and all(len(Record.load(p)) > 0 for p in files)

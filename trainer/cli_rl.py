@@ -140,10 +140,16 @@ def _train_config(a: argparse.Namespace, horizon: int | None) -> TrainConfig:
 
 
 def _selfplay(a: argparse.Namespace) -> int:
-    from engine.evaluator import OnnxEvaluator
+    from engine.evaluator import Evaluator, OnnxEvaluator
     from trainer.selfplay import SelfPlayWorker
 
-    ev = OnnxEvaluator(a.net, threads=a.threads, provider=a.backend)
+    ev: Evaluator
+    if a.backend.startswith("torch-"):  # torch's CUDA where onnxruntime has none
+        from trainer.torch_eval import TorchEvaluator
+
+        ev = TorchEvaluator(a.net, device=a.backend.removeprefix("torch-"), threads=a.threads)
+    else:
+        ev = OnnxEvaluator(a.net, threads=a.threads, provider=a.backend)
     worker = SelfPlayWorker(ev, _selfplay_config(a), a.out, a.generation, a.worker,
                             Path(a.net).name)
     stats = worker.run(a.games, progress=True)
@@ -315,8 +321,10 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--games", type=int, default=64)
     p.add_argument("--generation", type=int, default=0, help="generation number in file names")
     p.add_argument("--worker", type=int, default=0, help="worker id (unique per process)")
-    p.add_argument("--threads", type=int, default=2, help="onnxruntime threads")
-    p.add_argument("--backend", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--threads", type=int, default=2, help="onnxruntime (torch-cpu: torch) threads")
+    p.add_argument("--backend", choices=("cpu", "cuda", "torch-cpu", "torch-cuda"), default="cpu",
+                   help="onnxruntime's CPU or CUDA provider, or the net imported into torch on "
+                        "the CPU or the GPU (for a machine whose onnxruntime has no CUDA)")
     _add_selfplay_args(p)
     p.set_defaults(func=_selfplay)
 
