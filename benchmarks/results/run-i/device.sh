@@ -54,7 +54,7 @@ python3 -m trainer train $T --out "$R/F" --export "$OUT/run-i-F.onnx" > "$R/logs
 wait
 echo "$(el) trained $S steps each"
 for a in P F; do tail -c 600 "$R/logs/train-$a.log" | tr '\r' '\n' | tail -3; done
-# 4. Back: logs, then records in tars of at most 14 MB, as many as fit in 5.
+# 4. Back: logs, then records in tars of at most 12 MB, as many as fit in 4.
 (cd "$R" && tar czf "$OUT/logs.tgz" logs P/*.jsonl F/*.jsonl 2>/dev/null)
 (cd "$R" && ls games | grep '\.npz$' | awk '{print "games/" $0}' > all.list && \
   python3 - <<'PY'
@@ -62,13 +62,13 @@ import os
 files = [l.strip() for l in open("all.list")]; part, size, parts = [], 0, []
 for f in files:
     s = os.path.getsize(f)
-    if size + s > 14e6 and part:
+    if size + s > 12e6 and part:
         parts.append(part); part, size = [], 0
     part.append(f); size += s
 if part: parts.append(part)
-for i, p in enumerate(parts[:5]):
+for i, p in enumerate(parts[:4]):
     open(f"part{i}.list", "w").write("\n".join(p) + "\n")
-print(f"records: {len(files)} files in {len(parts)} parts, {min(5, len(parts))} sent back")
+print(f"records: {len(files)} files in {len(parts)} parts, {min(4, len(parts))} sent back")
 PY
   for l in part*.list; do tar cf "$OUT/games-${l%.list}.tar" -T "$l"; done)
 ls -la "$OUT"; echo "$(el) done"
