@@ -388,6 +388,15 @@ def test_match_resumes_after_a_kill(fake_engine: FakeMaker, tmp_path: Path,
     assert not pgn.with_name("m.pgn.partial").exists()
     with pytest.raises(SystemExit):  # more games in the file than asked for
         match_main(argv + ["--games", "3", "--resume"])
+    # resuming a complete match plays nothing and leaves its JSON as first written
+    js = tmp_path / "m.json"
+    js.write_text('{"seconds": 12.5}\n')
+    assert match_main(argv + ["--games", "4", "--resume", "--json", str(js)]) == 0
+    assert "Score of good vs bad: 4 - 0 - 0" in capsys.readouterr().out
+    assert js.read_text() == '{"seconds": 12.5}\n'
+    fresh = tmp_path / "fresh.json"
+    assert match_main(argv + ["--games", "4", "--resume", "--json", str(fresh)]) == 0
+    assert json.loads(fresh.read_text())["games"] == 4
 
 
 # --------------------------------------------------------------------------------------------

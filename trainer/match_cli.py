@@ -152,7 +152,9 @@ def match_main(argv: list[str] | None = None) -> int:
     print(result.summary())
     for f in result.failures:
         print(f"  {f}")
-    if args.json:
+    if args.json and not (len(previous) >= args.games and Path(args.json).is_file()):
+        # (a resumed match that was already complete keeps the JSON first written: this call
+        # played nothing, and its near-zero "seconds" would replace the match's own)
         Path(args.json).write_text(json.dumps(result.to_dict(), indent=2) + "\n")
     return 130 if result.interrupted else 0
 
