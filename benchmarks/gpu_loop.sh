@@ -10,11 +10,12 @@
 # whole call (no generation starts after it; an unfinished one resumes next time). BACKEND is
 # the workers' --backend: torch-cuda runs their net on the GPU (about 10x the CPU's positions/s
 # at 400 visits on the H200 machine; fewer workers with more games each, e.g. W=8 and
-# --parallel 128 in RECIPE, since the workers' CUDA contexts take turns on the one GPU).
+# --parallel 128 in RECIPE, since the workers' CUDA contexts take turns on the one GPU);
+# PRECISION (fp32, fp16, bf16) their arithmetic there.
 set -eu
 RUN=${1:?run dir}; INIT=${2:?initial net}; LAST=${3:?last generation}; LIMIT=${4:-540}
 W=${W:-16}; PER=${PER:-16}; DEV=${DEV:-cuda}; RECIPE=${RECIPE:-}; TRAIN=${TRAIN:-}
-BACKEND=${BACKEND:-cpu}
+BACKEND=${BACKEND:-cpu}; PRECISION=${PRECISION:-fp32}
 t0=$(date +%s); mkdir -p "$RUN/games" "$RUN/logs"
 LOOP="python3 -m trainer loop --dir $RUN --init $INIT --games $((W * PER)) --eval-games 0 --device $DEV $RECIPE $TRAIN"
 while [ $(( $(date +%s) - t0 )) -lt "$LIMIT" ]; do
@@ -27,7 +28,7 @@ print(s['generation'], '$RUN/' + s['best'] if s['best'] else '$INIT')")
   for w in $(seq 0 $((W - 1))); do
     have=$(ls "$RUN/games" | grep -c "^g$(printf %04d "$G")-w$(printf %03d "$w")-.*\.npz$" || true)
     [ "$have" -lt "$PER" ] && python3 -m trainer selfplay --net "$NET" --out "$RUN/games" \
-      --generation "$G" --worker "$w" --threads 1 --backend "$BACKEND" --games $((PER - have)) $RECIPE \
+      --generation "$G" --worker "$w" --threads 1 --backend "$BACKEND" --precision "$PRECISION" --games $((PER - have)) $RECIPE \
       > "$RUN/logs/g$G-w$w.log" 2>&1 &
   done
   wait

@@ -1,7 +1,7 @@
 """Self-play throughput against the network-bound limit.
 
     python benchmarks/selfplay_speed.py [--net NET.onnx] [--visits 100] [--seconds 60] [--root gumbel]
-        [--backend cpu|torch-cpu|torch-cuda|uniform]
+        [--backend cpu|torch-cpu|torch-cuda|uniform] [--precision fp32|fp16|bf16]
 
 Plays self-play (every move a search of ``--visits`` visits, Dirichlet noise, a fresh tree: the
 AlphaZero setting) for ``--seconds`` with ``--parallel`` games at once, then measures the bare
@@ -40,14 +40,16 @@ def default_net() -> Path:
     return bundled if bundled.is_file() else SHARED / "lc0" / "maia-1500.onnx"
 
 
-def make_evaluator(backend: str, net: str, threads: int) -> Evaluator:
-    """cpu: onnxruntime; torch-cpu / torch-cuda: the net imported into torch; uniform: no net."""
+def make_evaluator(backend: str, net: str, threads: int, precision: str = "fp32") -> Evaluator:
+    """cpu: onnxruntime; torch-cpu / torch-cuda: the net imported into torch (at ``precision``);
+    uniform: no net."""
     if backend == "uniform":
         return UniformEvaluator()
     if backend.startswith("torch-"):
         from trainer.torch_eval import TorchEvaluator
 
-        return TorchEvaluator(net, device=backend.removeprefix("torch-"), threads=threads)
+        return TorchEvaluator(net, device=backend.removeprefix("torch-"), threads=threads,
+                              precision=precision)
     return OnnxEvaluator(net, threads=threads)
 
 
@@ -80,11 +82,13 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2, help="onnxruntime (torch-cpu: torch) threads")
     ap.add_argument("--backend", choices=("cpu", "torch-cpu", "torch-cuda", "uniform"),
                     default="cpu", help="what evaluates the positions (see the docstring)")
+    ap.add_argument("--precision", choices=("fp32", "fp16", "bf16"), default="fp32",
+                    help="the torch backends' arithmetic")
     ap.add_argument("--root", choices=("puct", "gumbel"), default="puct",
                     help="the full searches' root rule (SelfPlayConfig.root)")
     args = ap.parse_args()
 
-    ev = make_evaluator(args.backend, args.net, args.threads)
+    ev = make_evaluator(args.backend, args.net, args.threads, args.precision)
     cfg = SelfPlayConfig(parallel=args.parallel, minibatch=args.minibatch,
                          full_visits=args.visits, fast_visits=args.visits, full_share=1.0,
                          resign_threshold=-1.0, max_plies=400, root=args.root)
@@ -99,7 +103,8 @@ def main() -> None:
     bound = raw / args.visits
     evals_per_move = stats.nn_positions / max(1, stats.moves)
     result = {
-        "net": Path(args.net).name, "backend": args.backend, "root": args.root, "visits": args.visits, "parallel": args.parallel,
+        "net": Path(args.net).name, "backend": args.backend, "precision": args.precision,
+        "root": args.root, "visits": args.visits, "parallel": args.parallel,
         "minibatch_per_game": args.minibatch, "seconds": round(stats.seconds, 1),
         "positions": stats.moves, "finished_games": stats.games,
         "positions_per_s": round(moves_s, 2), "nn_calls": stats.nn_calls,

@@ -323,6 +323,14 @@ def test_torch_evaluator_computes_what_onnxruntime_does(bundled_net: Path, tmp_p
     assert np.abs(out.mlh - ref.mlh).max() < 1e-2
     with pytest.raises(NetError, match="does not exist"):
         TorchEvaluator(str(tmp_path / "missing.onnx"), device="cpu")
+    with pytest.raises(NetError, match="precision"):
+        TorchEvaluator(str(bundled_net), device="cpu", precision="int4")
+    # half precision (bf16 here; fp16 on a GPU): roundings of the same function, floats out
+    half = TorchEvaluator(str(bundled_net), device="cpu", threads=1, precision="bf16").evaluate(x)
+    assert half.policy.dtype == np.float32 and half.wdl.dtype == np.float32
+    assert np.abs(half.wdl - ref.wdl).max() < 0.05
+    assert (half.policy.argmax(1) == ref.policy.argmax(1)).mean() >= 0.75
+    assert np.abs(half.policy - ref.policy).max() > 0  # it did run in another precision
     assert main(["selfplay", "--net", str(bundled_net), "--out", str(tmp_path / "g"),
                  "--backend", "torch-cpu", "--threads", "1", "--games", "2", "--parallel", "2",
                  "--full-visits", "8", "--fast-visits", "4", "--max-plies", "24",

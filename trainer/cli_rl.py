@@ -147,7 +147,11 @@ def _selfplay(a: argparse.Namespace) -> int:
     if a.backend.startswith("torch-"):  # torch's CUDA where onnxruntime has none
         from trainer.torch_eval import TorchEvaluator
 
-        ev = TorchEvaluator(a.net, device=a.backend.removeprefix("torch-"), threads=a.threads)
+        ev = TorchEvaluator(a.net, device=a.backend.removeprefix("torch-"), threads=a.threads,
+                            precision=a.precision)
+    elif a.precision != "fp32":
+        raise SystemExit("selfplay: --precision fp16/bf16 needs a torch backend "
+                         "(--backend torch-cuda or torch-cpu)")
     else:
         ev = OnnxEvaluator(a.net, threads=a.threads, provider=a.backend)
     worker = SelfPlayWorker(ev, _selfplay_config(a), a.out, a.generation, a.worker,
@@ -325,6 +329,8 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", choices=("cpu", "cuda", "torch-cpu", "torch-cuda"), default="cpu",
                    help="onnxruntime's CPU or CUDA provider, or the net imported into torch on "
                         "the CPU or the GPU (for a machine whose onnxruntime has no CUDA)")
+    p.add_argument("--precision", choices=("fp32", "fp16", "bf16"), default="fp32",
+                   help="the torch backends' arithmetic (fp16/bf16: the GPU's tensor cores)")
     _add_selfplay_args(p)
     p.set_defaults(func=_selfplay)
 

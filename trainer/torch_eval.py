@@ -22,23 +22,33 @@ from engine.evaluator import NetError, NetOutput
 from trainer.model import Net
 
 
+DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+"""the precisions a :class:`TorchEvaluator` runs at, by the names the command line uses."""
+
+
 @dataclass
 class TorchEvaluator:
     """Runs an exported net with torch on ``device`` ("cpu", "cuda", "cuda:1", ...).
 
-    threads: torch's intra-op threads (0: torch decides). fp32 throughout, TF32 off:
-    the search should see what the file computes, not a rounding of it.
+    threads: torch's intra-op threads (0: torch decides). precision: "fp32" (TF32 off: the
+    search sees what the file computes, not a rounding of it), or "fp16" / "bf16", the weights
+    and activations in half precision for the GPU's tensor cores, as lc0 runs its nets there
+    (outputs returned as float32 either way).
     """
 
     path: str
     device: str = "cuda"
     threads: int = 1
+    precision: str = "fp32"
     name: str = field(init=False)
     has_mlh: bool = field(init=False)
 
     def __post_init__(self) -> None:
         from trainer.onnx_import import model_from_onnx
 
+        if self.precision not in DTYPES:
+            raise NetError(f"unknown precision {self.precision!r}; expected one of "
+                           f"{', '.join(DTYPES)}")
         if self.device.startswith("cuda") and not torch.cuda.is_available():
             raise NetError(f"torch device {self.device!r} was asked for but torch has no CUDA here")
         if not Path(self.path).expanduser().is_file():
@@ -52,7 +62,8 @@ class TorchEvaluator:
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
         self._device = torch.device(self.device)
-        self._model = model.to(self._device).eval()
+        self._dtype = DTYPES[self.precision]
+        self._model = model.to(self._device, self._dtype).eval()
         self.name = Path(self.path).name
         self.has_mlh = model.cfg.moves_left
 
@@ -60,7 +71,7 @@ class TorchEvaluator:
         """planes: [B, 112, 8, 8] float32 -> the contract's outputs as numpy arrays."""
         x = torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32))
         with torch.inference_mode():
-            out = self._model(x.to(self._device, non_blocking=False))
+            out = self._model(x.to(self._device, self._dtype))
             policy = out.policy.float().cpu().numpy()
             wdl = out.wdl.float().cpu().numpy()
             mlh = None if out.mlh is None else out.mlh.float().reshape(-1).cpu().numpy()

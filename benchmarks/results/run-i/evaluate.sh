@@ -2,13 +2,14 @@
 # Run i's nets against the net they came from (zerosum-6x64-sp1v): the first 100 openings of
 # 8moves_v3 with both colours, fp32, one onnxruntime thread per engine, two games at a time; the
 # 10+0.1 matches alone on the 2-core machine. --resume continues a stopped match from its
-# .pgn.partial.   bash benchmarks/results/run-i/evaluate.sh ARM TC [GAMES]   (ARM: P or F;
-# TC: 10+0.1 or nodes=N)
+# .pgn.partial.   bash benchmarks/results/run-i/evaluate.sh ARM TC [GAMES [OFFSET]]   (ARM: P or F;
+# TC: 10+0.1 or nodes=N; OFFSET: the first opening's index, 100 for openings 101-200, whose
+# files get a -b)
 cd "$(dirname "$0")/../../.."
 N=benchmarks/results/run-i
-A=${1:?arm}; TC=${2:?tc}; G=${3:-200}
-tag=$(echo "$TC" | sed 's/nodes=/n/; s/10+0.1/tc/')
-python -m trainer match --openings ../shared/data/openings/8moves_v3.pgn \
+A=${1:?arm}; TC=${2:?tc}; G=${3:-200}; OFF=${4:-0}
+tag=$(echo "$TC" | sed 's/nodes=/n/; s/10+0.1/tc/')$([ "$OFF" = 0 ] || echo -b)
+python -m trainer match --openings ../shared/data/openings/8moves_v3.pgn --opening-offset "$OFF" \
   --option1 Precision=fp32 NNThreads=1 --option2 Precision=fp32 NNThreads=1 --resume --no-progress \
   --concurrency 2 --weights2 nets/zerosum-6x64-sp1v.onnx --name2 zerosum-6x64-sp1v \
   --games "$G" --tc "$TC" --weights1 $N/run-i-$A.onnx --name1 run-i-$A \

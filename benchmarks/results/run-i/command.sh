@@ -1,0 +1,34 @@
+#!/bin/bash
+# How run i's figures were made (selfplay-runs.md section 26), and how it goes on.
+# 1. On the GPU machine (H200, 16 cores; python-chess carried in .dev/site, the extension built
+#    there with `python3 setup.py build_ext --inplace -j 16`), from the bundled net sp1v, two
+#    calls on the same warm machine (the second adds its games to the first's in /tmp/run-i and
+#    trains both nets on all of them):
+#      bash benchmarks/results/run-i/device.sh $OUT 270 24              (device-output-1.txt)
+#      SPEED_S=5 PAR=128 bash benchmarks/results/run-i/device.sh $OUT 170 8   (device-output-2.txt)
+#    Back: run-i-P.onnx, run-i-F.onnx (committed here) and the 2,716 records (31 MB, kept out of
+#    git in runs/i/games).
+# 2. Here (2 cores, nothing else running): held-out figures and the matches against sp1v.
+cd "$(dirname "$0")/../../.."
+N=benchmarks/results/run-i
+if [ "${CONTINUE:-0}" = 0 ]; then
+  PYTHONPATH=. python benchmarks/heldout.py --nets nets/zerosum-6x64-sp1v.onnx $N/run-i-P.onnx \
+    $N/run-i-F.onnx --records runs/sf-heldout/a runs/sf-heldout/b
+  bash $N/evaluate.sh P 10+0.1
+  bash $N/evaluate.sh F 10+0.1
+  bash $N/evaluate.sh F 10+0.1 200 100     # 200 more games, openings 101-200 (F-tc-b)
+  bash $N/evaluate.sh P nodes=100
+  bash $N/evaluate.sh F nodes=100
+  exit
+fi
+# 3. Going on (the next session lent the GPU machine; CONTINUE=1, with runs/i/games carried):
+#    the loop from P, its workers' net on the GPU, each generation 2,048 games of the same
+#    recipe (about 136,000 positions, 4 minutes at 548 positions/s), then P's policy head trained
+#    alone on a window that holds generation 1's records too (--extra-data), exported, played
+#    from next. Resumable: the same command goes on from runs/i2/state.json.
+BACKEND=torch-cuda W=8 PER=256 \
+RECIPE="--root puct --full-visits 400 --full-share 1.0 --forced-playouts 2 --parallel 128
+  --resign-threshold -0.98 --resign-plies 10 --resign-playout 0.2" \
+TRAIN="--steps 1800 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --q-weight 1.0
+  --window 400000 --train-only policy_ --extra-data runs/i/games --train-threads 4 --log-every 200" \
+  bash benchmarks/gpu_loop.sh runs/i2 $N/run-i-P.onnx 99 ${SECONDS_LIMIT:-420}
