@@ -25,15 +25,15 @@ fi
 #    runs/sf-heldout carried): the loop from F, the whole net trained as AlphaZero's loop does
 #    (F led P at 10+0.1, +34.9 against +20.9; the held-out value figures in each generation's
 #    history say whether the value drifts as in run g), its workers' net on the GPU, each
-#    generation 2,048 games of the same recipe (about 136,000 positions, 4 minutes at 548
-#    positions/s), trained on a window that holds generation 1's records too (--extra-data),
+#    generation 1,024 games of the same recipe (about 68,000 positions, 2 minutes at 548
+#    positions/s, then 900 steps: 3.4 samples a new position), trained on a window that holds generation 1's records too (--extra-data),
 #    exported, played from next. Resumable: the same command goes on from runs/i2/state.json.
 #    (ARM=P for the policy head alone, from P.)
 ARM=${ARM:-F}; ONLY=$([ "$ARM" = P ] && echo "--train-only policy_")
-BACKEND=torch-cuda W=8 PER=256 \
+BACKEND=torch-cuda W=8 PER=128 \
 RECIPE="--root puct --full-visits 400 --full-share 1.0 --forced-playouts 2 --parallel 128
   --resign-threshold -0.98 --resign-plies 10 --resign-playout 0.2" \
-TRAIN="--steps 1800 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --q-weight 1.0
+TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --q-weight 1.0
   --window 400000 $ONLY --extra-data runs/i/games --train-threads 4 --log-every 200
   --heldout runs/sf-heldout/a runs/sf-heldout/b" \
-  bash benchmarks/gpu_loop.sh runs/i2 $N/run-i-$ARM.onnx 99 ${SECONDS_LIMIT:-420}
+  bash benchmarks/gpu_loop.sh runs/i2 $N/run-i-$ARM.onnx 99 ${SECONDS_LIMIT:-250}
