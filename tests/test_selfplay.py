@@ -337,3 +337,8 @@ def test_torch_evaluator_computes_what_onnxruntime_does(bundled_net: Path, tmp_p
                  "--resign-threshold", "-1"]) == 0
     files = records.list_records(tmp_path / "g")
     assert len(files) == 2 and all(len(Record.load(p)) > 0 for p in files)
+    # a net that is not there, or half precision on onnxruntime: a message, not a traceback
+    for argv in (["--net", str(tmp_path / "missing.onnx"), "--backend", "torch-cpu"],
+                 ["--net", str(bundled_net), "--precision", "fp16"]):
+        with pytest.raises(SystemExit, match="selfplay: .*(does not exist|torch backend)"):
+            main(["selfplay", "--out", str(tmp_path / "h"), "--games", "1", *argv])

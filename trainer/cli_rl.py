@@ -140,20 +140,23 @@ def _train_config(a: argparse.Namespace, horizon: int | None) -> TrainConfig:
 
 
 def _selfplay(a: argparse.Namespace) -> int:
-    from engine.evaluator import Evaluator, OnnxEvaluator
+    from engine.evaluator import Evaluator, NetError, OnnxEvaluator
     from trainer.selfplay import SelfPlayWorker
 
-    ev: Evaluator
-    if a.backend.startswith("torch-"):  # torch's CUDA where onnxruntime has none
-        from trainer.torch_eval import TorchEvaluator
-
-        ev = TorchEvaluator(a.net, device=a.backend.removeprefix("torch-"), threads=a.threads,
-                            precision=a.precision)
-    elif a.precision != "fp32":
+    if a.precision != "fp32" and not a.backend.startswith("torch-"):
         raise SystemExit("selfplay: --precision fp16/bf16 needs a torch backend "
                          "(--backend torch-cuda or torch-cpu)")
-    else:
-        ev = OnnxEvaluator(a.net, threads=a.threads, provider=a.backend)
+    ev: Evaluator
+    try:  # a missing net or a GPU that is not there: the message, not a traceback
+        if a.backend.startswith("torch-"):  # torch's CUDA where onnxruntime has none
+            from trainer.torch_eval import TorchEvaluator
+
+            ev = TorchEvaluator(a.net, device=a.backend.removeprefix("torch-"),
+                                threads=a.threads, precision=a.precision)
+        else:
+            ev = OnnxEvaluator(a.net, threads=a.threads, provider=a.backend)
+    except NetError as exc:
+        raise SystemExit(f"selfplay: {exc}") from None
     worker = SelfPlayWorker(ev, _selfplay_config(a), a.out, a.generation, a.worker,
                             Path(a.net).name)
     stats = worker.run(a.games, progress=True)
