@@ -1,7 +1,7 @@
 """Self-play throughput against the network-bound limit.
 
     python benchmarks/selfplay_speed.py [--net NET.onnx] [--visits 100] [--seconds 60] [--root gumbel]
-        [--backend cpu|torch-cpu|torch-cuda|uniform] [--precision fp32|fp16|bf16]
+        [--backend cpu|cuda|torch-cpu|torch-cuda|uniform] [--precision fp32|fp16|bf16]
 
 Plays self-play (every move a search of ``--visits`` visits, Dirichlet noise, a fresh tree: the
 AlphaZero setting) for ``--seconds`` with ``--parallel`` games at once, then measures the bare
@@ -28,7 +28,8 @@ import numpy as np
 
 from engine import contract
 from engine.board import Position
-from engine.evaluator import Evaluator, OnnxEvaluator, UniformEvaluator, default_net_path
+from engine.evaluator import Evaluator, UniformEvaluator, default_net_path
+from trainer.cli_rl import SELFPLAY_BACKENDS, TORCH_PRECISIONS, selfplay_evaluator
 from trainer.selfplay import DEFAULT_OPENINGS, Openings, SelfPlayConfig, SelfPlayWorker
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,16 +42,9 @@ def default_net() -> Path:
 
 
 def make_evaluator(backend: str, net: str, threads: int, precision: str = "fp32") -> Evaluator:
-    """cpu: onnxruntime; torch-cpu / torch-cuda: the net imported into torch (at ``precision``);
-    uniform: no net."""
-    if backend == "uniform":
-        return UniformEvaluator()
-    if backend.startswith("torch-"):
-        from trainer.torch_eval import TorchEvaluator
-
-        return TorchEvaluator(net, device=backend.removeprefix("torch-"), threads=threads,
-                              precision=precision)
-    return OnnxEvaluator(net, threads=threads)
+    """uniform: no net; otherwise what `trainer selfplay --backend` runs."""
+    return UniformEvaluator() if backend == "uniform" else \
+        selfplay_evaluator(backend, net, threads, precision)
 
 
 def raw_evals_per_s(ev: Evaluator, batch: int, seconds: float = 5.0) -> float:
@@ -80,9 +74,9 @@ def main() -> None:
     ap.add_argument("--minibatch", type=int, default=8)
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--threads", type=int, default=2, help="onnxruntime (torch-cpu: torch) threads")
-    ap.add_argument("--backend", choices=("cpu", "torch-cpu", "torch-cuda", "uniform"),
+    ap.add_argument("--backend", choices=(*SELFPLAY_BACKENDS, "uniform"),
                     default="cpu", help="what evaluates the positions (see the docstring)")
-    ap.add_argument("--precision", choices=("fp32", "fp16", "bf16"), default="fp32",
+    ap.add_argument("--precision", choices=TORCH_PRECISIONS, default="fp32",
                     help="the torch backends' arithmetic")
     ap.add_argument("--root", choices=("puct", "gumbel"), default="puct",
                     help="the full searches' root rule (SelfPlayConfig.root)")

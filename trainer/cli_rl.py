@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from trainer.books import DEFAULT_OPENINGS
 from trainer.selfplay import SelfPlayConfig
-from engine.evaluator import default_net_path
+from engine.evaluator import Evaluator, default_net_path
 from trainer.train import BaseTrainer, TrainConfig
 
 if TYPE_CHECKING:
@@ -139,23 +139,36 @@ def _train_config(a: argparse.Namespace, horizon: int | None) -> TrainConfig:
 # ------------------------------------------------------------------- commands
 
 
+SELFPLAY_BACKENDS = ("cpu", "cuda", "torch-cpu", "torch-cuda")
+TORCH_PRECISIONS = ("fp32", "fp16", "bf16")
+
+
+def selfplay_evaluator(backend: str, net: str, threads: int,
+                       precision: str = "fp32") -> Evaluator:
+    """The one place a self-play backend name becomes an evaluator: onnxruntime's CPU or CUDA
+    provider, or the net imported into torch ("torch-cpu", "torch-cuda": torch's CUDA where
+    onnxruntime has none) at ``precision``. NetError for a missing net or GPU, ValueError for
+    half precision on onnxruntime."""
+    from engine.evaluator import OnnxEvaluator
+
+    if backend.startswith("torch-"):
+        from trainer.torch_eval import TorchEvaluator
+
+        return TorchEvaluator(net, device=backend.removeprefix("torch-"), threads=threads,
+                              precision=precision)
+    if precision != "fp32":
+        raise ValueError("--precision fp16/bf16 needs a torch backend "
+                         "(--backend torch-cuda or torch-cpu)")
+    return OnnxEvaluator(net, threads=threads, provider=backend)
+
+
 def _selfplay(a: argparse.Namespace) -> int:
-    from engine.evaluator import Evaluator, NetError, OnnxEvaluator
+    from engine.evaluator import NetError
     from trainer.selfplay import SelfPlayWorker
 
-    if a.precision != "fp32" and not a.backend.startswith("torch-"):
-        raise SystemExit("selfplay: --precision fp16/bf16 needs a torch backend "
-                         "(--backend torch-cuda or torch-cpu)")
-    ev: Evaluator
     try:  # a missing net or a GPU that is not there: the message, not a traceback
-        if a.backend.startswith("torch-"):  # torch's CUDA where onnxruntime has none
-            from trainer.torch_eval import TorchEvaluator
-
-            ev = TorchEvaluator(a.net, device=a.backend.removeprefix("torch-"),
-                                threads=a.threads, precision=a.precision)
-        else:
-            ev = OnnxEvaluator(a.net, threads=a.threads, provider=a.backend)
-    except NetError as exc:
+        ev = selfplay_evaluator(a.backend, a.net, a.threads, a.precision)
+    except (NetError, ValueError) as exc:
         raise SystemExit(f"selfplay: {exc}") from None
     worker = SelfPlayWorker(ev, _selfplay_config(a), a.out, a.generation, a.worker,
                             Path(a.net).name)
@@ -329,10 +342,10 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--generation", type=int, default=0, help="generation number in file names")
     p.add_argument("--worker", type=int, default=0, help="worker id (unique per process)")
     p.add_argument("--threads", type=int, default=2, help="onnxruntime (torch-cpu: torch) threads")
-    p.add_argument("--backend", choices=("cpu", "cuda", "torch-cpu", "torch-cuda"), default="cpu",
+    p.add_argument("--backend", choices=SELFPLAY_BACKENDS, default="cpu",
                    help="onnxruntime's CPU or CUDA provider, or the net imported into torch on "
                         "the CPU or the GPU (for a machine whose onnxruntime has no CUDA)")
-    p.add_argument("--precision", choices=("fp32", "fp16", "bf16"), default="fp32",
+    p.add_argument("--precision", choices=TORCH_PRECISIONS, default="fp32",
                    help="the torch backends' arithmetic (fp16/bf16: the GPU's tensor cores)")
     _add_selfplay_args(p)
     p.set_defaults(func=_selfplay)

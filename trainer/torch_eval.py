@@ -4,8 +4,8 @@ Why: on one CPU thread the 6x64 net takes about 0.7 ms a position, nearly all of
 visit's cost, and the GPU machine's onnxruntime has no CUDA provider (the onnxruntime-gpu wheel
 is too large to carry there), while its torch has CUDA. The ONNX file is imported back into a
 torch model (:func:`trainer.onnx_import.model_from_onnx`, the exact function the file computes)
-and evaluated in batches where torch puts it. Same interface as :class:`engine.evaluator.OnnxEvaluator`,
-so the search cannot tell them apart; the engine itself never imports this (it runs without
+and evaluated in batches where torch puts it. Same interface as
+:class:`engine.evaluator.OnnxEvaluator`, so the search cannot tell them apart; the engine itself never imports this (it runs without
 torch).
 """
 
