@@ -176,3 +176,44 @@ def test_a_stale_int8_sibling_is_not_used(bundled_net: Path, tmp_path: Path,
     assert ev.loaded == str(net) and ev.precision == "fp32"
     with pytest.raises(NetError, match="another version"):
         OnnxEvaluator(str(net), precision="int8")
+
+
+def test_selfplay_in_int8_quantizes_the_net_beside_it_once(bundled_net: Path,
+                                                            tmp_path: Path) -> None:
+    """`selfplay --precision int8` (and `loop --precision int8`) play each net's int8 sibling,
+    made at start-up where it is missing or was made from another file: a run's new generation
+    is never played through the previous generation's quantized copy."""
+    from trainer import records
+    from trainer.quantize import ensure_int8
+
+    net = tmp_path / "gen-0001.onnx"
+    shutil.copy(bundled_net, net)
+    made = ensure_int8(net, positions=64)
+    assert made == int8_path(net)
+    meta = {p.key: p.value for p in onnx.load(str(made)).metadata_props}
+    assert meta["source_sha256"] == evaluator.file_sha256(net) and meta["precision"] == "int8"
+    stamp = made.stat().st_mtime_ns
+    assert ensure_int8(net, positions=64) == made and made.stat().st_mtime_ns == stamp  # kept
+    assert ensure_int8(made) == made  # an int8 net is its own
+
+    assert trainer_main(["selfplay", "--net", str(net), "--out", str(tmp_path / "g"),
+                         "--precision", "int8", "--threads", "1", "--games", "2",
+                         "--parallel", "2", "--full-visits", "8", "--fast-visits", "4",
+                         "--max-plies", "16", "--resign-threshold", "-1"]) == 0
+    assert len(records.list_records(tmp_path / "g")) == 2
+    assert made.stat().st_mtime_ns == stamp  # the fresh sibling was played, not remade
+
+    shutil.copy(bundled_net.parent / "zerosum-seed.onnx", net)  # the next generation's net
+    ensure_int8(net, positions=64)
+    meta = {p.key: p.value for p in onnx.load(str(made)).metadata_props}
+    assert meta["source_sha256"] == evaluator.file_sha256(net)
+    assert OnnxEvaluator(str(net), precision="int8").loaded == str(made)
+    assert not list(tmp_path.glob(".*.tmp"))
+    # int8 is onnxruntime's on the CPU: elsewhere a message, not a traceback
+    for argv in (["--backend", "torch-cpu"], ["--backend", "cuda"]):
+        with pytest.raises(SystemExit, match="selfplay: --precision int8 is onnxruntime's"):
+            trainer_main(["selfplay", "--net", str(net), "--out", str(tmp_path / "h"),
+                          "--games", "1", "--precision", "int8", *argv])
+    with pytest.raises(SystemExit, match="selfplay: no net"):
+        trainer_main(["selfplay", "--net", str(tmp_path / "none.onnx"), "--out",
+                      str(tmp_path / "h"), "--games", "1", "--precision", "int8"])

@@ -527,3 +527,30 @@ def test_train_only_moves_the_named_parameters_alone(tmp_path: Path) -> None:
     assert any(n.startswith("policy_out") for n in moved)
     with pytest.raises(ValueError, match="no parameter"):
         Trainer.create("tiny", TrainConfig(train_only=["nonesuch"]), tmp_path / "out2")
+
+
+def test_loop_plays_its_generations_in_int8(tmp_path: Path) -> None:
+    """``loop --precision int8``: self-play runs the current net's int8 copy, made beside it;
+    the net the loop exports and evaluates is the fp32 one."""
+    from engine.evaluator import file_sha256, int8_path
+    from trainer.__main__ import build_parser
+    from trainer.cli_rl import loop_config
+    from trainer.export import read_metadata
+    from trainer.loop import Loop
+
+    cfg = loop_config(build_parser().parse_args(
+        ["loop", "--dir", str(tmp_path), "--init", "tiny", "--games", "2", "--parallel", "2",
+         "--full-visits", "8", "--fast-visits", "4", "--max-plies", "12", "--threads", "1",
+         "--resign-threshold", "-1", "--precision", "int8"]))
+    assert cfg.precision == "int8"
+    lp = Loop(cfg)
+    lp.progress = False
+    lp.initialise()
+    assert lp.phase_selfplay(1)
+    q = int8_path(lp.net_path(0))
+    assert read_metadata(q)["precision"] == "int8"
+    assert read_metadata(q)["source_sha256"] == file_sha256(lp.net_path(0))
+    assert len(records.list_records(tmp_path / "games", generation=1)) == 2
+    with pytest.raises(SystemExit, match="MuZero"):
+        loop_config(build_parser().parse_args(["loop", "--dir", str(tmp_path / "m"),
+                                               "--mode", "muzero", "--precision", "int8"]))

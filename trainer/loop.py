@@ -73,6 +73,9 @@ class LoopConfig:
     worker: int = 0
     threads: int = 2
     """onnxruntime threads for self-play."""
+    precision: str = "fp32"
+    """self-play's arithmetic: fp32, or int8 (each generation's net quantized beside it first;
+    the matches and the exported net stay fp32)."""
     eval_games: int = 20
     eval_nodes: int = 100
     eval_tc: str | None = None
@@ -293,7 +296,7 @@ class Loop:
             self.stop.restore()
 
     def phase_selfplay(self, gen: int) -> bool:
-        from engine.evaluator import OnnxEvaluator
+        from trainer.cli_rl import selfplay_evaluator
 
         have = len(list_records(self.games_dir, generation=gen))
         need = self.cfg.games - have
@@ -308,7 +311,7 @@ class Loop:
                                         self.cfg.selfplay, self.games_dir, gen, self.cfg.worker,
                                         net.name)
             else:
-                ev = OnnxEvaluator(str(net), threads=self.cfg.threads)
+                ev = selfplay_evaluator("cpu", str(net), self.cfg.threads, self.cfg.precision)
                 worker = SelfPlayWorker(ev, self.cfg.selfplay, self.games_dir, gen,
                                         self.cfg.worker, net.name)
             stats = worker.run(need, should_stop=self.stop, progress=True)

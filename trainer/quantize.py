@@ -158,6 +158,30 @@ def quantize_net(net: str | os.PathLike[str], out: str | os.PathLike[str],
     atomic_write(out, lambda f: f.write(model.SerializeToString()))
 
 
+def ensure_int8(net: str | os.PathLike[str], positions: int = 2000) -> Path:
+    """The int8 copy of ``net`` beside it (``engine.evaluator.int8_path``), quantized now with
+    the defaults of ``trainer quantize`` (the packaged opening book, ``positions`` of it, seed 0)
+    unless one made from this very file is already there: an int8 file whose recorded source
+    digest differs is a stale copy of an earlier net and is made again. Self-play workers call
+    this at start-up; several that race each write the same file atomically."""
+    import onnx
+
+    from engine.evaluator import int8_path
+
+    out = int8_path(net)
+    if out == Path(os.path.expanduser(net)):
+        return out  # already an int8 net
+    if out.is_file():
+        meta = {p.key: p.value for p in onnx.load(str(out), load_external_data=False).metadata_props}
+        if meta.get("source_sha256") == file_sha256(net):
+            return out
+    pgn = default_calibration_pgn()
+    planes = sample_positions([pgn], positions, seed=0).planes
+    quantize_net(net, out, planes,
+                 calibration=f"{len(planes)} positions from {pgn.name} (seed 0)")
+    return out
+
+
 def _end_nodes(model: "onnx.ModelProto") -> list[str]:
     """The weighted nodes (Conv, Gemm, MatMul) that read the net's input or write its outputs
     (through shape-only and activation ops)."""
