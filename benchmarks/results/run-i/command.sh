@@ -21,19 +21,24 @@ if [ "${CONTINUE:-0}" = 0 ]; then
   bash $N/evaluate.sh F nodes=100
   exit
 fi
-# 3. Going on (the next session lent the GPU machine; CONTINUE=1, with runs/i/games and
-#    runs/sf-heldout carried): the loop from F, the whole net trained as AlphaZero's loop does
-#    (F led P at 10+0.1, +34.9 against +20.9; the held-out value figures in each generation's
-#    history say whether the value drifts as in run g), its workers' net on the GPU, each
-#    generation 1,024 games of the same recipe (about 68,000 positions, 2 minutes at 548
-#    positions/s, then 900 steps: 3.4 samples a new position), trained on a window that holds generation 1's records too (--extra-data),
-#    exported, played from next. Resumable: the same command goes on from runs/i2/state.json.
-#    (ARM=P for the policy head alone, from P.)
+# 3. Going on (a session lent the GPU machine; CONTINUE=1, with runs/sf-heldout carried): the
+#    loop from run i's newest net (run-i-G<N>.onnx, else F), the whole net trained as AlphaZero's
+#    loop does (F led P at 10+0.1, +34.9 against +20.9; the held-out value figures in each
+#    generation's history say whether the value drifts as in run g), its workers' net on the
+#    GPU, each generation 1,024 games of the same recipe (about 68,000 positions, 2 minutes at
+#    548 positions/s, then 900 steps: 3.4 samples a new position), exported, played from next.
+#    Generation 1's records (runs/i/games) were lost with that session's checkout; where they
+#    are there they join the window (--extra-data). Resumable: the same command goes on from
+#    runs/i2/state.json. (ARM=P for the policy head alone, from P.)
+#    On the 2-core machine instead, one generation a session: cpu-generation.sh (section 27).
 ARM=${ARM:-F}; ONLY=$([ "$ARM" = P ] && echo "--train-only policy_")
+INIT=$N/run-i-$ARM.onnx
+[ "$ARM" = F ] && INIT=$(ls $N/run-i-G*.onnx 2>/dev/null | sort -V | tail -1) && [ -n "$INIT" ] || INIT=$N/run-i-$ARM.onnx
+EXTRA=$([ -d runs/i/games ] && echo "--extra-data runs/i/games")
 BACKEND=torch-cuda W=8 PER=128 \
 RECIPE="--root puct --full-visits 400 --full-share 1.0 --forced-playouts 2 --parallel 128
   --resign-threshold -0.98 --resign-plies 10 --resign-playout 0.2" \
 TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --q-weight 1.0
-  --window 400000 $ONLY --extra-data runs/i/games --train-threads 4 --log-every 200
+  --window 400000 $ONLY $EXTRA --train-threads 4 --log-every 200
   --heldout runs/sf-heldout/a runs/sf-heldout/b" \
-  bash benchmarks/gpu_loop.sh runs/i2 $N/run-i-$ARM.onnx 99 ${SECONDS_LIMIT:-250}
+  bash benchmarks/gpu_loop.sh runs/i2 $INIT 99 ${SECONDS_LIMIT:-250}

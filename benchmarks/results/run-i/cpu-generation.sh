@@ -1,0 +1,54 @@
+#!/bin/bash
+# One generation of run i on a 2-core machine (selfplay-runs.md section 27): self-play from the
+# previous generation's net in int8 (`--precision int8`: the net quantized beside itself, about
+# 1.9x fp32's positions/s where the CPU has VNNI or AMX), the same 400-visit PUCT recipe as
+# device.sh, one worker per core for PLAY seconds; then the previous net trained on the
+# generation's records (every parameter, the search's Q as the value target, as F was) and
+# exported as run-i-G<GEN>.onnx beside this script, to be matched with evaluate.sh G<GEN> ....
+#   bash benchmarks/results/run-i/cpu-generation.sh GEN PREV_NET PLAY_SECONDS [WORKERS]
+# Resumable: the records stay in runs/i3/games (kept out of git), and a worker started again
+# continues its numbering and its seed sequence, so a second call adds new games; training
+# uses every record of generation GEN found there. PLAY_SECONDS=0 trains on what is there.
+set -u
+cd "$(dirname "$0")/../../.."
+GEN=${1:?generation}; PREV=${2:?previous net}; PLAY=${3:?seconds}; W=${4:-2}
+N=benchmarks/results/run-i; R=runs/i3; export PYTHONPATH=$PWD
+mkdir -p "$R/games" "$R/logs" "$R/nets"
+cp "$PREV" "$R/nets/gen-$(printf %04d $((GEN - 1))).onnx"
+NET=$R/nets/gen-$(printf %04d $((GEN - 1))).onnx
+t0=$(date +%s)
+if [ "$PLAY" -gt 0 ]; then
+  python -c "from trainer.quantize import ensure_int8; ensure_int8('$NET')"
+  for w in $(seq 0 $((W - 1))); do
+    timeout -s KILL "$PLAY" python -m trainer selfplay --net "$NET" --precision int8 \
+      --out "$R/games" --generation "$GEN" --worker "$w" --threads 1 --backend cpu \
+      --games 100000 --selfplay-seed $((700 + 10 * (GEN - 2) + w)) --root puct --full-visits 400 \
+      --full-share 1.0 --forced-playouts 2 --parallel 32 --minibatch 8 \
+      --resign-threshold -0.98 --resign-plies 10 --resign-playout 0.2 \
+      > "$R/logs/g$GEN-w$w.log" 2>&1 &
+  done
+  wait
+fi
+rm -f "$R"/games/.*.tmp 2>/dev/null
+mkdir -p "$R/g$GEN"  # the generation's records alone, for train --data
+find "$R/games" -name "g$(printf %04d "$GEN")-*" -exec ln -sf "$PWD/{}" "$R/g$GEN/" \;
+read -r POS < <(python - "$R/g$GEN" <<'PY'
+import sys
+from trainer.records import Record, list_records
+ps = list_records(sys.argv[1]); n = fr = wr = 0; plies = 0; res = {1: 0, 0: 0, -1: 0}
+for p in ps:
+    r = Record.load(p); n += len(r.full); m = r.meta
+    if m.get("no_resign") and m.get("would_resign"):
+        wr += 1; fr += bool(m.get("false_resign"))
+print(n)
+print(f"{len(ps)} games, {n} positions; false resignations {fr} of {wr} played-out games "
+      f"where a side would have resigned", file=sys.stderr)
+PY
+)
+echo "[$(( $(date +%s) - t0 ))s] self-play done: $POS positions"
+S=$(python -c "print(max(100, round(${POS:-0} * 3.4 / 256)))")
+python -m trainer train --data "$R/g$GEN" --init "$NET" --out "$R/train-g$GEN" --steps "$S" \
+  --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --q-weight 1.0 --window 1000000 \
+  --train-threads "$W" --log-every 200 --checkpoint-every 500 --resume \
+  --export "$N/run-i-G$GEN.onnx" > "$R/logs/train-g$GEN.log" 2>&1
+echo "[$(( $(date +%s) - t0 ))s] trained $S steps: $(tail -c 400 "$R/logs/train-g$GEN.log" | tr '\r' '\n' | tail -2)"
