@@ -42,3 +42,16 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
   --window 400000 $ONLY $EXTRA --train-threads 4 --log-every 200
   --heldout runs/sf-heldout/a runs/sf-heldout/b" \
   bash benchmarks/gpu_loop.sh runs/i2 $INIT 99 ${SECONDS_LIMIT:-250}
+# 4. Generation 2 on the 2-core machine (section 27; no GPU that session): int8 self-play from F,
+#    55 minutes on both cores, then F trained on the records; the held-out figures and matches:
+#      bash benchmarks/results/run-i/cpu-generation.sh 2 benchmarks/results/run-i/run-i-F.onnx 3300
+#      python -m trainer sf-games --out runs/sf-heldout/a --games 24 --seed 900   # (and b, 901)
+#      PYTHONPATH=. python benchmarks/heldout.py --nets nets/zerosum-6x64-sp1v.onnx \
+#        $N/run-i-F.onnx $N/run-i-G2.onnx $N/run-i-P.onnx $N/run-i-P2.onnx \
+#        --records runs/sf-heldout/a runs/sf-heldout/b
+#      bash $N/evaluate.sh G2 10+0.1; bash $N/evaluate.sh G2 nodes=400 100
+#    P2: P's policy head trained alone on generation 2's records (runs/i3/g2), then matched:
+#      python -m trainer train --data runs/i3/g2 --init $N/run-i-P.onnx --out runs/i3/train-P2 \
+#        --steps 1196 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --q-weight 1.0 \
+#        --window 1000000 --train-only policy_ --train-threads 2 --export $N/run-i-P2.onnx
+#      bash $N/evaluate.sh P2 10+0.1      # stopped after a part; the same command resumes it

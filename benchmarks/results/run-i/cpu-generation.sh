@@ -32,19 +32,7 @@ fi
 rm -f "$R"/games/.*.tmp 2>/dev/null
 mkdir -p "$R/g$GEN"  # the generation's records alone, for train --data
 find "$R/games" -name "g$(printf %04d "$GEN")-*" -exec ln -sf "$PWD/{}" "$R/g$GEN/" \;
-read -r POS < <(python - "$R/g$GEN" <<'PY'
-import sys
-from trainer.records import Record, list_records
-ps = list_records(sys.argv[1]); n = fr = wr = 0; plies = 0; res = {1: 0, 0: 0, -1: 0}
-for p in ps:
-    r = Record.load(p); n += len(r.full); m = r.meta
-    if m.get("no_resign") and m.get("would_resign"):
-        wr += 1; fr += bool(m.get("false_resign"))
-print(n)
-print(f"{len(ps)} games, {n} positions; false resignations {fr} of {wr} played-out games "
-      f"where a side would have resigned", file=sys.stderr)
-PY
-)
+read -r POS < <(python benchmarks/results/run-i/count.py "$R/g$GEN")
 echo "[$(( $(date +%s) - t0 ))s] self-play done: $POS positions"
 S=$(python -c "print(max(100, round(${POS:-0} * 3.4 / 256)))")
 python -m trainer train --data "$R/g$GEN" --init "$NET" --out "$R/train-g$GEN" --steps "$S" \

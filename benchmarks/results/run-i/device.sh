@@ -31,19 +31,7 @@ done
 wait
 rm -f "$R"/games/*.tmp* 2>/dev/null
 echo "$(el) self-play done; worker 0: $(tail -c 300 "$R/logs/w0.log" | tr '\r' '\n' | tail -1)"
-read -r POS < <(python3 - "$R/games" "$PLAY" <<'PY'
-import sys
-from trainer.records import Record, list_records
-ps = list_records(sys.argv[1]); n = fr = wr = 0; plies = []
-for p in ps:
-    r = Record.load(p); n += len(r.full); m = r.meta
-    if m.get("no_resign") and m.get("would_resign"):
-        wr += 1; fr += bool(m.get("false_resign"))
-print(n)
-print(f"{len(ps)} games, {n} positions in {sys.argv[2]} s ({n / float(sys.argv[2]):.0f} positions/s); "
-      f"false resignations {fr} of {wr} played-out games where a side would have resigned", file=sys.stderr)
-PY
-)
+read -r POS < <(python3 benchmarks/results/run-i/count.py "$R/games" "$PLAY")
 echo "$(el) counted: $POS positions"
 # 3. Training on the GPU, both arms at once (3.4 samples a position, run g's ratio; at most 3,000).
 S=$(python3 -c "print(min(3000, max(100, round(${POS:-0} * 3.4 / 256))))")

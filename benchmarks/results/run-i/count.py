@@ -1,0 +1,24 @@
+"""Counts a self-play records directory for run i's scripts: prints its positions on stdout (for
+the training step count) and games, positions, results, terminations and false resignations on
+stderr.   python count.py RECORDS_DIR [SECONDS]   (SECONDS: the self-play time, for a rate)"""
+import collections
+import sys
+
+from trainer.records import Record, list_records
+
+paths = list_records(sys.argv[1])
+positions = played_out = false = 0
+ends: collections.Counter[str] = collections.Counter()
+for p in paths:
+    r = Record.load(p)
+    positions += len(r.full)
+    m = r.meta
+    ends[f"{m.get('result')} {m.get('termination')}"] += 1
+    if m.get("no_resign") and m.get("would_resign"):
+        played_out += 1
+        false += bool(m.get("false_resign"))
+print(positions)
+rate = f" in {sys.argv[2]} s ({positions / float(sys.argv[2]):.0f} positions/s)" if len(sys.argv) > 2 else ""
+print(f"{len(paths)} games, {positions} positions{rate}; false resignations {false} of "
+      f"{played_out} played-out games where a side would have resigned\n"
+      + ", ".join(f"{k}: {v}" for k, v in ends.most_common()), file=sys.stderr)
