@@ -6,6 +6,7 @@ never sees anything else of the network (lc0's "add positions to a batch, evalua
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,11 +113,25 @@ def int8_path(path: str | os.PathLike[str]) -> Path:
 
 def file_sha256(path: str | os.PathLike[str]) -> str:
     """Hex SHA-256 of a file (an int8 net records its fp32 source's, to be told apart from a
-    stale copy left beside a retrained net)."""
+    stale copy left beside a retrained net). Remembered per (file, inode, size, mtime): a self-play
+    worker checks its int8 copy and then loads it, and should read the net once, not twice."""
+    p = os.path.realpath(os.path.expanduser(path))
+    st = os.stat(p)
+    return _sha256(p, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=32)
+def _sha256(path: str, inode: int, size: int, mtime_ns: int) -> str:
     import hashlib
 
-    with open(os.path.expanduser(path), "rb") as f:
+    with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
+
+
+def made_from(net: str | os.PathLike[str], source_sha256: str | None) -> bool:
+    """Whether an int8 net that records ``source_sha256`` was quantized from ``net`` as it is
+    now (False for a copy of an earlier version, or one that records no source)."""
+    return source_sha256 is not None and source_sha256 == file_sha256(net)
 
 
 def resolve_precision(path: str, precision: str, provider: str = "cpu",
@@ -171,7 +186,7 @@ class OnnxEvaluator:
         self.metadata = dict(self._session.get_modelmeta().custom_metadata_map)
         source = self.metadata.get("source_sha256")
         if path != os.path.expanduser(self.path) and source is not None \
-                and source != file_sha256(self.path):
+                and not made_from(self.path, source):
             # The int8 sibling was made from another version of this net (it was retrained).
             if self.precision == "int8":
                 raise NetError(f"the int8 net {path!r} was made from another version of "

@@ -374,6 +374,43 @@ def test_mixed_window_draws_its_share_from_the_anchor(tmp_path: Path) -> None:
         empty.refresh()
 
 
+def test_a_value_only_anchor_teaches_no_policy(tmp_path: Path) -> None:
+    """--mix-targets value: the anchor rows lose their policy targets, so the policy loss and
+    its gradient are the self-play rows' alone, while the value loss still counts them."""
+    from trainer.model import Net
+    from trainer.replay import Batch, mix_metadata, training_window
+    from trainer.train import compute_losses
+
+    selfplay, anchor = tmp_path / "games", tmp_path / "sf"
+    write_games(selfplay, [40])
+    anchor.mkdir()
+    sample_record(8, seed=4).save(anchor / "sf-000000.npz")  # half its rows with a policy
+    both = training_window([selfplay], 30, mix_data=[anchor], mix_share=0.25)
+    value = training_window([selfplay], 30, mix_data=[anchor], mix_share=0.25,
+                            mix_targets="value")
+    both.refresh(), value.refresh()
+    b, v = (w.sample(16, np.random.default_rng(1)) for w in (both, value))
+    assert b.has_policy[12:].any() and not v.has_policy[12:].any()
+    assert (v.has_policy[:12] == b.has_policy[:12]).all() and (v.policy == b.policy).all()
+    assert value.stats()["mixed"]["targets"] == "value" and "targets" not in both.stats()["mixed"]
+    assert mix_metadata([str(anchor)], 0.25, "value")["mixed"]["targets"] == "value"
+    with pytest.raises(ValueError, match="one of both, value"):
+        training_window([selfplay], 30, mix_data=[anchor], mix_share=0.25, mix_targets="policy")
+
+    torch.manual_seed(0)
+    model = Net(get_config("tiny")).eval()
+    cfg = TrainConfig(q_weight=0.5)
+    main_rows = int(v.has_policy.sum())
+    _, m_value = compute_losses(model, v, cfg, torch.device("cpu"))
+    _, m_both = compute_losses(model, b, cfg, torch.device("cpu"))
+    assert m_value["policy_positions"] == main_rows < m_both["policy_positions"]
+    assert m_value["value_loss"] == pytest.approx(m_both["value_loss"])
+    # the policy loss is the mean over the self-play rows only
+    alone = Batch(**{k: getattr(v, k)[:12] for k in Batch.__dataclass_fields__})
+    _, m_alone = compute_losses(model, alone, cfg, torch.device("cpu"))
+    assert m_value["policy_loss"] == pytest.approx(m_alone["policy_loss"], rel=1e-5)
+
+
 @pytest.mark.parametrize("args, message", [
     (["--mix-share", "0.3"], "needs --mix-data"),
     (["--mix-data", "x", "--mix-share", "1.5"], "strictly between"),
@@ -397,6 +434,9 @@ def test_loop_rejects_a_bad_mix(tmp_path: Path, args: list[str], message: str) -
         loop_config(build_parser().parse_args([*ok[:-3], "--heldout", str(tmp_path / "h3")]))
     cfg = loop_config(build_parser().parse_args(ok))  # h2 empty: h1 holds records
     assert cfg.mix_data == [sf] and cfg.mix_share == 0.3 and cfg.heldout == [h1, h2]
+    assert cfg.mix_targets == "both"
+    assert loop_config(build_parser().parse_args([*ok, "--mix-targets", "value"])).mix_targets \
+        == "value"
 
 
 def test_heldout_agreement_of_a_net_with_its_own_labels(tmp_path: Path, bundled_net: Path) -> None:

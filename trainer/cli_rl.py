@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trainer.books import DEFAULT_OPENINGS
+from trainer.replay import MIX_TARGETS
 from trainer.selfplay import SelfPlayConfig
 from engine.evaluator import Evaluator, default_net_path
 from trainer.train import BaseTrainer, TrainConfig
@@ -123,6 +124,9 @@ def _add_train_args(p: argparse.ArgumentParser, steps_help: str) -> None:
                    help="records (e.g. Stockfish-labelled) mixed into every batch")
     g.add_argument("--mix-share", type=float, default=0.0,
                    help="share of each batch drawn from --mix-data")
+    g.add_argument("--mix-targets", choices=MIX_TARGETS, default="both",
+                   help="what the --mix-data rows teach: both heads, or the value (and "
+                        "moves-left) heads alone, their policy targets dropped")
 
 
 def _train_config(a: argparse.Namespace, horizon: int | None) -> TrainConfig:
@@ -203,14 +207,14 @@ def _train(a: argparse.Namespace) -> int:
         t = Trainer.create(a.init, _train_config(a, a.steps), a.out, resume=a.resume)
     except ValueError as exc:
         raise SystemExit(f"train: {exc}") from exc
-    window = training_window(a.data, a.window, a.dedup, a.mix_data, a.mix_share)
+    window = training_window(a.data, a.window, a.dedup, a.mix_data, a.mix_share, a.mix_targets)
     print(f"window: {window.refresh()} positions; {json.dumps(window.stats())}")
     train_and_report(t, window, a.steps)
     if a.export:
         kinds = sorted({str(r.get("kind", "self-play")) for r in _record_kinds(a.data)})
         extra = {"training": f"trainer train on records ({', '.join(kinds)})",
                  "data": [str(d) for d in a.data], "init": str(a.init),
-                 **mix_metadata(a.mix_data, a.mix_share)}
+                 **mix_metadata(a.mix_data, a.mix_share, a.mix_targets)}
         print(json.dumps(export_and_check(t, Path(a.export), generation=-1, extra=extra)))
     return 0
 
@@ -280,7 +284,8 @@ def loop_config(a: argparse.Namespace) -> LoopConfig:
                       generations=a.generations, games=a.games,
                       steps=a.steps, window=a.window, dedup=a.dedup,
                       extra_data=a.extra_data or [], mix_data=a.mix_data,
-                      mix_share=a.mix_share, heldout=a.heldout or [],
+                      mix_share=a.mix_share, mix_targets=a.mix_targets,
+                      heldout=a.heldout or [],
                       worker=a.worker, threads=a.threads, precision=a.precision,
                       eval_games=a.eval_games, eval_nodes=a.eval_nodes, eval_tc=a.eval_tc,
                       eval_concurrency=a.eval_concurrency, gate=a.gate,

@@ -67,6 +67,8 @@ class LoopConfig:
     mix_data: list[str] = field(default_factory=list)
     """records (e.g. Stockfish-labelled) that make ``mix_share`` of every training batch."""
     mix_share: float = 0.0
+    mix_targets: str = "both"
+    """"value": the mixed rows teach the value heads alone (``trainer.replay.MixedWindow``)."""
     heldout: list[str] = field(default_factory=list)
     """Stockfish-labelled records kept out of training: each new net's agreement with them is
     written to its history (``trainer/heldout.py``)."""
@@ -209,7 +211,8 @@ class Loop:
 
             return export_and_check_muzero(t, path, generation=gen)
         return export_and_check(t, path, generation=gen,
-                                extra=mix_metadata(self.cfg.mix_data, self.cfg.mix_share))
+                                extra=mix_metadata(self.cfg.mix_data, self.cfg.mix_share,
+                                                  self.cfg.mix_targets))
 
     def export_averaged(self, t: Any, gen: int) -> dict[str, Any]:
         """``export_ema``: the trained net to ``nets/trained/``, then its weighted mean with the
@@ -332,7 +335,8 @@ class Loop:
             window = TrajectoryWindow([*self.cfg.extra_data, self.games_dir], self.cfg.window)
         else:
             window = training_window([*self.cfg.extra_data, self.games_dir], self.cfg.window,
-                                     self.cfg.dedup, self.cfg.mix_data, self.cfg.mix_share)
+                                     self.cfg.dedup, self.cfg.mix_data, self.cfg.mix_share,
+                                     self.cfg.mix_targets)
         window.refresh()
         target = self.train_target(gen)
         data = window.data if self.muzero else window

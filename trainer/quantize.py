@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import contract
-from engine.evaluator import file_sha256
+from engine.evaluator import file_sha256, made_from
 
 if TYPE_CHECKING:
     import onnx
@@ -173,7 +173,7 @@ def ensure_int8(net: str | os.PathLike[str], positions: int = 2000) -> Path:
         return out  # already an int8 net
     if out.is_file():
         meta = {p.key: p.value for p in onnx.load(str(out), load_external_data=False).metadata_props}
-        if meta.get("source_sha256") == file_sha256(net):
+        if made_from(net, meta.get("source_sha256")):
             return out
     pgn = default_calibration_pgn()
     planes = sample_positions([pgn], positions, seed=0).planes

@@ -185,12 +185,19 @@ class MixedWindow:
     the window): ``share`` of every batch comes uniformly from ``mix``, the rest from ``main``.
 
     Why a share per batch and not one window over both: the self-play window slides, the anchor
-    does not, and a fixed share keeps their weight the same in every generation."""
+    does not, and a fixed share keeps their weight the same in every generation.
 
-    def __init__(self, main: ReplayWindow, mix: ReplayWindow, share: float) -> None:
+    ``value_only`` drops the anchor rows' policy targets (``has_policy`` false), so they teach
+    the value (and moves-left) heads only: Stockfish's MultiPV softmax is flatter than a
+    search's visits and pulls a self-play policy back toward it (selfplay-runs.md section 24),
+    while its value is what self-play's own Q drifts away from."""
+
+    def __init__(self, main: ReplayWindow, mix: ReplayWindow, share: float,
+                 value_only: bool = False) -> None:
         if not 0.0 < share < 1.0:
             raise ValueError(f"the mixed share must lie strictly between 0 and 1, not {share}")
         self.main, self.mix, self.share = main, mix, float(share)
+        self.value_only = value_only
 
     def __len__(self) -> int:
         return len(self.main)
@@ -208,26 +215,44 @@ class MixedWindow:
     def sample(self, batch_size: int, rng: np.random.Generator) -> Batch:
         """``round(share * batch_size)`` rows of the anchor after the rest from the window."""
         k = int(round(self.share * batch_size))
-        return concat_batches([self.main.sample(batch_size - k, rng), self.mix.sample(k, rng)])
+        anchor = self.mix.sample(k, rng)
+        if self.value_only:
+            anchor.has_policy = np.zeros_like(anchor.has_policy)
+        return concat_batches([self.main.sample(batch_size - k, rng), anchor])
 
     def stats(self) -> dict[str, Any]:
-        return {**self.main.stats(), "mixed": {"share": self.share, "positions": len(self.mix),
-                                               "files": len(self.mix.files)}}
+        mixed = {"share": self.share, "positions": len(self.mix), "files": len(self.mix.files)}
+        targets = {"targets": "value"} if self.value_only else {}
+        return {**self.main.stats(), "mixed": {**mixed, **targets}}
 
 
 def training_window(dirs: Sequence[str | os.PathLike[str]], window: int, dedup: bool = False,
                     mix_data: Sequence[str | os.PathLike[str]] = (),
-                    mix_share: float = 0.0) -> ReplayWindow | MixedWindow:
+                    mix_share: float = 0.0, mix_targets: str = "both") -> ReplayWindow | MixedWindow:
     """The window ``train`` and ``loop`` sample from: the replay window of ``dirs``, with
     ``mix_share`` of every batch from ``mix_data`` when the share is above 0 (the anchor read
-    whole: its size is what the user chose to mix in)."""
+    whole: its size is what the user chose to mix in); ``mix_targets`` "value" keeps only the
+    anchor's value targets."""
     main = ReplayWindow(dirs, window, dedup)
     if mix_share <= 0:
         return main
-    return MixedWindow(main, ReplayWindow(mix_data, 1 << 40), mix_share)
+    return MixedWindow(main, ReplayWindow(mix_data, 1 << 40), mix_share, _value_only(mix_targets))
 
 
-def mix_metadata(mix_data: Sequence[str | os.PathLike[str]], mix_share: float) -> dict[str, Any]:
+def _value_only(mix_targets: str) -> bool:
+    if mix_targets not in MIX_TARGETS:
+        raise ValueError(f"mixed targets are one of {', '.join(MIX_TARGETS)}, not {mix_targets!r}")
+    return mix_targets == "value"
+
+
+MIX_TARGETS = ("both", "value")
+"""What the mixed-in rows teach: both heads, or the value (and moves-left) heads alone."""
+
+
+def mix_metadata(mix_data: Sequence[str | os.PathLike[str]], mix_share: float,
+                 mix_targets: str = "both") -> dict[str, Any]:
     """What an exported net's metadata says of the mixed-in records (nothing without them)."""
-    return {"mixed": {"share": mix_share, "data": [str(d) for d in mix_data]}} if mix_share > 0 \
-        else {}
+    if mix_share <= 0:
+        return {}
+    targets = {"targets": "value"} if _value_only(mix_targets) else {}
+    return {"mixed": {"share": mix_share, "data": [str(d) for d in mix_data], **targets}}
