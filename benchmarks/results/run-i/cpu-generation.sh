@@ -9,6 +9,8 @@
 # Resumable: the records stay in runs/i3/games (kept out of git), and a worker started again
 # continues its numbering and its seed sequence, so a second call adds new games; training
 # uses every record of generation GEN found there. PLAY_SECONDS=0 trains on what is there.
+# TRAIN_EXTRA adds options to the training step, e.g. section 28's value-only anchor:
+#   TRAIN_EXTRA="--mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --mix-targets value"
 set -u
 cd "$(dirname "$0")/../../.."
 GEN=${1:?generation}; PREV=${2:?previous net}; PLAY=${3:?seconds}; W=${4:-2}
@@ -37,6 +39,6 @@ echo "[$(( $(date +%s) - t0 ))s] self-play done: $POS positions"
 S=$(python -c "print(max(100, round(${POS:-0} * 3.4 / 256)))")
 python -m trainer train --data "$R/g$GEN" --init "$NET" --out "$R/train-g$GEN" --steps "$S" \
   --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --q-weight 1.0 --window 1000000 \
-  --train-threads "$W" --log-every 200 --checkpoint-every 500 --resume \
+  --train-threads "$W" --log-every 200 --checkpoint-every 500 --resume ${TRAIN_EXTRA:-} \
   --export "$N/run-i-G$GEN.onnx" > "$R/logs/train-g$GEN.log" 2>&1
 echo "[$(( $(date +%s) - t0 ))s] trained $S steps: $(tail -c 400 "$R/logs/train-g$GEN.log" | tr '\r' '\n' | tail -2)"
