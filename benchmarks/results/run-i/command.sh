@@ -32,9 +32,17 @@ fi
 #    runs/i2/state.json. (ARM=P for the policy head alone, from P.)
 #    On the 2-core machine instead, one generation a session: cpu-generation.sh (section 27).
 ARM=${ARM:-F}; ONLY=$([ "$ARM" = P ] && echo "--train-only policy_")
+# From section 28 on the chain goes on from G2m (the bundled zerosum-6x64-i2m), or from the
+# newest generation after it (G3, G4, ...), with the value-only Stockfish anchor it was made with
+# (runs/sfmix: value-ab.sh step 1; 13 MB, carried to the device).
 INIT=$N/run-i-$ARM.onnx
-[ "$ARM" = F ] && INIT=$(ls $N/run-i-G*.onnx 2>/dev/null | sort -V | tail -1) && [ -n "$INIT" ] || INIT=$N/run-i-$ARM.onnx
+if [ "$ARM" = F ]; then
+  INIT=$(ls $N/run-i-G*.onnx 2>/dev/null | grep -E 'G[0-9]+\.onnx$' | grep -vE 'G[12]\.onnx$' \
+    | sort -V | tail -1)
+  INIT=${INIT:-$N/run-i-G2m.onnx}
+fi
 EXTRA=$([ -d runs/i/games ] && echo "--extra-data runs/i/games")
+[ "$ARM" = F ] && EXTRA="$EXTRA --mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --mix-targets value"
 BACKEND=torch-cuda W=8 PER=128 \
 RECIPE="--root puct --full-visits 400 --full-share 1.0 --forced-playouts 2 --parallel 128
   --resign-threshold -0.98 --resign-plies 10 --resign-playout 0.2" \
@@ -55,3 +63,9 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #        --steps 1196 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --q-weight 1.0 \
 #        --window 1000000 --train-only policy_ --train-threads 2 --export $N/run-i-P2.onnx
 #      bash $N/evaluate.sh P2 10+0.1      # stopped after a part; the same command resumes it
+# 5. The value target A/B on generation 2's records and G2m, the next bundled net (section 28):
+#      bash benchmarks/results/run-i/value-ab.sh
+#      bash $N/evaluate.sh G2m 10+0.1; bash $N/evaluate.sh G2m nodes=400 100
+#    Generation 3 on the 2-core machine, from G2m with the same anchor:
+#      TRAIN_EXTRA="--mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --mix-targets value" \
+#        bash benchmarks/results/run-i/cpu-generation.sh 3 $N/run-i-G2m.onnx 3300

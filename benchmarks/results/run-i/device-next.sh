@@ -1,8 +1,9 @@
 #!/bin/bash
 # For the next session lent the GPU machine (not yet run): the workers' net in half precision
 # measured against fp32 (one process, 400 visits, 128 games at once, 15 s each), then run i
-# going on from run i's newest net (command.sh's step 3) with the faster of the two. Carry .dev
-# and runs/sf-heldout (runs/i/games too where it exists), build the extension there first:
+# going on from run i's newest net (command.sh's step 3) with the faster of the two. Carry .dev,
+# runs/sf-heldout and runs/sfmix (the value-only anchor, section 28; runs/i/games too where it
+# exists), build the extension there first:
 #   export PYTHONPATH=$PWD/.dev/site; python3 setup.py build_ext --inplace -j 16 >/dev/null;
 #   bash benchmarks/results/run-i/device-next.sh $OUT 250
 # (no generation starts after LIMIT seconds of the loop, and one takes about 3 minutes: with the
