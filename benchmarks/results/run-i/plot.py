@@ -1,0 +1,64 @@
+"""Run i's Elo against generation 0 (sp1v) by generation, from the match JSONs beside this file:
+at 10+0.1 (F's two 200-game halves pooled) and at fixed nodes, with 95% intervals.
+    python benchmarks/results/run-i/plot.py        (writes elo-by-generation.png and prints the table)"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from trainer.elo import elo_estimate  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+# (generation, arm, positions in all, clock matches, fixed-node matches; those missing skipped)
+ARMS = [(1, "F", 179_746, ["F-tc", "F-tc-b"], ["F-n100"]),
+        (2, "G2", 269_803, ["G2-tc"], ["G2-n400"]),
+        (2, "G2m", 269_803, ["G2m-tc"], ["G2m-n400", "G2m-n400-b"])]
+
+
+def pooled(names: list[str]) -> tuple[int, int, int, float, float]:
+    """Wins, draws, losses over the matches, and the Elo with its 95% half-width."""
+    w = d = l = 0
+    for n in names:
+        if not (HERE / f"{n}.json").is_file():
+            continue
+        m = json.loads((HERE / f"{n}.json").read_text())
+        w, d, l = w + m["wins"], d + m["draws"], l + m["losses"]
+    est = elo_estimate(w, d, l)
+    return w, d, l, est.elo, est.error
+
+
+def main() -> None:
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.axhline(50, color="grey", lw=0.8, ls=":")
+    print("| gen | net | positions in all | 10+0.1 vs sp1v | fixed nodes vs sp1v |")
+    print("|---|---|---:|---|---|")
+    for i, (gen, arm, pos, tc, nodes) in enumerate(ARMS):
+        x = gen + 0.08 * (i - 1)
+        cells = []
+        for names, colour, label in ((tc, "C0", "10+0.1"), (nodes, "C1", "fixed nodes")):
+            w, d, l, elo, err = pooled(names)
+            marker = "s" if arm.endswith("m") else "o"
+            ax.errorbar(x + (0.03 if colour == "C1" else 0), elo, yerr=err, fmt=marker,
+                        color=colour, capsize=3, label=label if i == 0 else None)
+            cells.append(f"{elo:+.1f} ± {err:.1f} ({w + d + l} g.)")
+        ax.annotate(arm, (x, max(pooled(tc)[3], pooled(nodes)[3]) + 12), ha="center")
+        print(f"| {gen} | {arm} | {pos:,} | {cells[0]} | {cells[1]} |")
+    ax.plot([0], [0], "ko")
+    ax.annotate("sp1v", (0, 12), ha="center")
+    ax.set_xticks([0, 1, 2])
+    ax.set_xlabel("generation (F: 179,746 positions; 2: +90,057)")
+    ax.set_ylabel("Elo against generation 0 (sp1v)")
+    ax.set_title("Run i: F at 100 nodes, G2/G2m at 400; squares: value-only anchor")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(HERE / "elo-by-generation.png", dpi=110)
+
+
+if __name__ == "__main__":
+    main()
