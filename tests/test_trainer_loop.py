@@ -415,6 +415,7 @@ def test_a_value_only_anchor_teaches_no_policy(tmp_path: Path) -> None:
     (["--mix-share", "0.3"], "needs --mix-data"),
     (["--mix-data", "x", "--mix-share", "1.5"], "strictly between"),
     (["--mix-data", "x"], "strictly between"),
+    (["--mix-targets", "value"], "needs --mix-data"),
     (["--mix-data", "x", "--mix-share", "0.3", "--mode", "muzero"], "MuZero"),
 ])
 def test_loop_rejects_a_bad_mix(tmp_path: Path, args: list[str], message: str) -> None:

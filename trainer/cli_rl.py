@@ -242,12 +242,15 @@ def _record_kinds(dirs: list[str]) -> list[dict[str, Any]]:
 
 
 def _check_mix(a: argparse.Namespace) -> None:
-    """--mix-share and --mix-data go together; the share is a fraction of a batch."""
+    """--mix-share, --mix-targets and --mix-data go together; the share is a fraction of a
+    batch."""
     if a.mix_share and not a.mix_data:
         raise SystemExit("--mix-share needs --mix-data (the records to mix in)")
     if a.mix_data and not 0.0 < a.mix_share < 1.0:
         raise SystemExit(f"--mix-share must lie strictly between 0 and 1 with --mix-data, "
                          f"not {a.mix_share}")
+    if a.mix_targets != "both" and not a.mix_data:
+        raise SystemExit("--mix-targets says what the --mix-data rows teach: it needs --mix-data")
 
 
 def loop_config(a: argparse.Namespace) -> LoopConfig:
