@@ -226,9 +226,14 @@ class MixedWindow:
         return {**self.main.stats(), "mixed": {**mixed, **targets}}
 
 
+MIX_TARGETS = ("both", "value")
+"""What the mixed-in rows teach: both heads, or the value (and moves-left) heads alone."""
+
+
 def training_window(dirs: Sequence[str | os.PathLike[str]], window: int, dedup: bool = False,
                     mix_data: Sequence[str | os.PathLike[str]] = (),
-                    mix_share: float = 0.0, mix_targets: str = "both") -> ReplayWindow | MixedWindow:
+                    mix_share: float = 0.0,
+                    mix_targets: str = "both") -> ReplayWindow | MixedWindow:
     """The window ``train`` and ``loop`` sample from: the replay window of ``dirs``, with
     ``mix_share`` of every batch from ``mix_data`` when the share is above 0 (the anchor read
     whole: its size is what the user chose to mix in); ``mix_targets`` "value" keeps only the
@@ -243,10 +248,6 @@ def _value_only(mix_targets: str) -> bool:
     if mix_targets not in MIX_TARGETS:
         raise ValueError(f"mixed targets are one of {', '.join(MIX_TARGETS)}, not {mix_targets!r}")
     return mix_targets == "value"
-
-
-MIX_TARGETS = ("both", "value")
-"""What the mixed-in rows teach: both heads, or the value (and moves-left) heads alone."""
 
 
 def mix_metadata(mix_data: Sequence[str | os.PathLike[str]], mix_share: float,
