@@ -34,7 +34,8 @@ fi
 ARM=${ARM:-F}; ONLY=$([ "$ARM" = P ] && echo "--train-only policy_")
 # From section 28 on the chain goes on from G2m (the bundled zerosum-6x64-i2m), or from the
 # newest generation after it (G3, G4, ...), with the value-only Stockfish anchor it was made with
-# (runs/sfmix: value-ab.sh step 1; 13 MB, carried to the device).
+# (runs/sfmix: value-ab.sh step 1; 13 MB, carried to the device). Resignation at -0.99 from
+# section 29 on: G2m's games put -0.98 at 10% false resignations (resign-g3.txt).
 INIT=$N/run-i-$ARM.onnx
 if [ "$ARM" = F ]; then
   INIT=$(ls $N/run-i-G*.onnx 2>/dev/null | grep -E 'G[0-9]+\.onnx$' | grep -vE 'G[12]\.onnx$' \
@@ -45,7 +46,7 @@ EXTRA=$([ -d runs/i/games ] && echo "--extra-data runs/i/games")
 [ "$ARM" = F ] && EXTRA="$EXTRA --mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --mix-targets value"
 BACKEND=torch-cuda W=8 PER=128 \
 RECIPE="--root puct --full-visits 400 --full-share 1.0 --forced-playouts 2 --parallel 128
-  --resign-threshold -0.98 --resign-plies 10 --resign-playout 0.2" \
+  --resign-threshold -0.99 --resign-plies 10 --resign-playout 0.2" \
 TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --q-weight 1.0
   --window 400000 $ONLY $EXTRA --train-threads 4 --log-every 200
   --heldout runs/sf-heldout/a runs/sf-heldout/b" \

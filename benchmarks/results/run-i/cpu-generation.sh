@@ -11,6 +11,9 @@
 # uses every record of generation GEN found there. PLAY_SECONDS=0 trains on what is there.
 # TRAIN_EXTRA adds options to the training step, e.g. section 28's value-only anchor:
 #   TRAIN_EXTRA="--mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --mix-targets value"
+# RESIGN sets the resignation threshold (over 10 plies; -0.98 in generations 2-3). Generation 3's
+# played-out games put -0.98 at 10% false resignations and -0.99 at 2.8% (resign-g3.txt,
+# benchmarks/resign_threshold.py), so generation 4 on runs with RESIGN=-0.99.
 set -u
 cd "$(dirname "$0")/../../.."
 GEN=${1:?generation}; PREV=${2:?previous net}; PLAY=${3:?seconds}; W=${4:-2}
@@ -26,7 +29,7 @@ if [ "$PLAY" -gt 0 ]; then
       --out "$R/games" --generation "$GEN" --worker "$w" --threads 1 --backend cpu \
       --games 100000 --selfplay-seed $((700 + 10 * (GEN - 2) + w)) --root puct --full-visits 400 \
       --full-share 1.0 --forced-playouts 2 --parallel 32 --minibatch 8 \
-      --resign-threshold -0.98 --resign-plies 10 --resign-playout 0.2 \
+      --resign-threshold ${RESIGN:--0.98} --resign-plies 10 --resign-playout 0.2 \
       > "$R/logs/g$GEN-w$w.log" 2>&1 &
   done
   wait

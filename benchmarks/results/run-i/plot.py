@@ -14,10 +14,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 from trainer.elo import elo_estimate  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
+G3_POSITIONS = 350_549  # 269,803 + generation 3's 80,746
+ANCHORED = {"G2m", "G3"}  # trained with the value-only Stockfish anchor (section 28)
 # (generation, arm, positions in all, clock matches, fixed-node matches; those missing skipped)
 ARMS = [(1, "F", 179_746, ["F-tc", "F-tc-b"], ["F-n100"]),
         (2, "G2", 269_803, ["G2-tc"], ["G2-n400"]),
-        (2, "G2m", 269_803, ["G2m-tc"], ["G2m-n400", "G2m-n400-b"])]
+        (2, "G2m", 269_803, ["G2m-tc"], ["G2m-n400", "G2m-n400-b"]),
+        (3, "G3", G3_POSITIONS, ["G3-tc"], ["G3-n400", "G3-n400-b"])]
 
 
 def pooled(names: list[str]) -> tuple[int, int, int, float, float]:
@@ -43,7 +46,7 @@ def main() -> None:
         cells = []
         for names, colour, label in ((tc, "C0", "10+0.1"), (nodes, "C1", "fixed nodes")):
             w, d, l, elo, err = pooled(names)
-            marker = "s" if arm.endswith("m") else "o"
+            marker = "s" if arm in ANCHORED else "o"
             ax.errorbar(x + (0.03 if colour == "C1" else 0), elo, yerr=err, fmt=marker,
                         color=colour, capsize=3, label=label if i == 0 else None)
             cells.append(f"{elo:+.1f} ± {err:.1f} ({w + d + l} g.)")
@@ -51,10 +54,10 @@ def main() -> None:
         print(f"| {gen} | {arm} | {pos:,} | {cells[0]} | {cells[1]} |")
     ax.plot([0], [0], "ko")
     ax.annotate("sp1v", (0, 12), ha="center")
-    ax.set_xticks([0, 1, 2])
-    ax.set_xlabel("generation (F: 179,746 positions; 2: +90,057)")
+    ax.set_xticks(sorted({0, *(a[0] for a in ARMS)}))
+    ax.set_xlabel(f"generation (F: 179,746 positions; 2: +90,057; 3: +{G3_POSITIONS - 269_803:,})")
     ax.set_ylabel("Elo against generation 0 (sp1v)")
-    ax.set_title("Run i: F at 100 nodes, G2/G2m at 400; squares: value-only anchor")
+    ax.set_title("Run i: F at 100 nodes, later ones at 400; squares: value-only anchor")
     ax.legend(loc="lower right")
     fig.tight_layout()
     fig.savefig(HERE / "elo-by-generation.png", dpi=110)
