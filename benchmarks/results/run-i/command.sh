@@ -70,3 +70,20 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #    Generation 3 on the 2-core machine, from G2m with the same anchor:
 #      TRAIN_EXTRA="--mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --mix-targets value" \
 #        bash benchmarks/results/run-i/cpu-generation.sh 3 $N/run-i-G2m.onnx 3300
+# 6. Generation 3 (section 29): 3,000 s more self-play from G2m, trained with the anchor; its
+#    resignation replayed; G3 held out and matched; G3w, G2m trained on generations 2 and 3 at
+#    the same steps (a two-generation window):
+#      TRAIN_EXTRA="--mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --mix-targets value" \
+#        bash benchmarks/results/run-i/cpu-generation.sh 3 $N/run-i-G2m.onnx 3000
+#      python benchmarks/resign_threshold.py --games runs/i3/g3 --thresholds -0.98 -0.99 -0.995 \
+#        --plies 10 14 20 --syzygy ../shared/data/syzygy > $N/resign-g3.txt
+#      bash $N/evaluate.sh G3 10+0.1; bash $N/evaluate.sh G3 nodes=400 100
+#      bash $N/evaluate.sh G3 nodes=400 100 50
+#      python -m trainer train --data runs/i3/g2 runs/i3/g3 --init $N/run-i-G2m.onnx \
+#        --out runs/i3/train-G3w --steps 1072 --batch-size 256 --lr 1e-4 --schedule constant \
+#        --warmup 10 --q-weight 1.0 --window 1000000 --train-threads 2 --resume \
+#        --mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --mix-targets value \
+#        --export $N/run-i-G3w.onnx
+#      python benchmarks/heldout.py --nets $N/run-i-G2m.onnx $N/run-i-G3.onnx $N/run-i-G3w.onnx \
+#        --records runs/sf-heldout/a runs/sf-heldout/b
+#    Next: generation 4 at RESIGN=-0.99 from the best of G2m, G3, G3w (match G3w first).
