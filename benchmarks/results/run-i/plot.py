@@ -14,13 +14,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 from trainer.elo import elo_estimate  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-G3_POSITIONS = 350_549  # 269,803 + generation 3's 80,746
 ANCHORED = {"G2m", "G3"}  # trained with the value-only Stockfish anchor (section 28)
 # (generation, arm, positions in all, clock matches, fixed-node matches; those missing skipped)
 ARMS = [(1, "F", 179_746, ["F-tc", "F-tc-b"], ["F-n100"]),
         (2, "G2", 269_803, ["G2-tc"], ["G2-n400"]),
         (2, "G2m", 269_803, ["G2m-tc"], ["G2m-n400", "G2m-n400-b"]),
-        (3, "G3", G3_POSITIONS, ["G3-tc"], ["G3-n400", "G3-n400-b"])]
+        (3, "G3", 350_549, ["G3-tc"], ["G3-n400", "G3-n400-b"])]
 
 
 def pooled(names: list[str]) -> tuple[int, int, int, float, float]:
@@ -55,7 +54,9 @@ def main() -> None:
     ax.plot([0], [0], "ko")
     ax.annotate("sp1v", (0, 12), ha="center")
     ax.set_xticks(sorted({0, *(a[0] for a in ARMS)}))
-    ax.set_xlabel(f"generation (F: 179,746 positions; 2: +90,057; 3: +{G3_POSITIONS - 269_803:,})")
+    totals = dict(sorted({gen: pos for gen, _, pos, *_ in ARMS}.items()))  # positions in all
+    added = [f"{gen}: +{pos - totals[gen - 1]:,}" for gen, pos in totals.items() if gen > 1]
+    ax.set_xlabel(f"generation (F: {totals[1]:,} positions; {'; '.join(added)})")
     ax.set_ylabel("Elo against generation 0 (sp1v)")
     ax.set_title("Run i: F at 100 nodes, later ones at 400; squares: value-only anchor")
     ax.legend(loc="lower right")
