@@ -1,12 +1,16 @@
 """Counts a self-play records directory for run i's scripts: prints its positions on stdout (for
 the training step count) and games, positions, results, terminations and false resignations on
-stderr.   python count.py RECORDS_DIR [SECONDS]   (SECONDS: the self-play time, for a rate)"""
+stderr.   python count.py RECORDS_DIR... [SECONDS]   (SECONDS: the self-play time, for a rate;
+several folders are counted together, as a training window)"""
 import collections
+import os
 import sys
 
 from trainer.records import Record, list_records
 
-paths = list_records(sys.argv[1])
+dirs = [a for a in sys.argv[1:] if os.path.isdir(a)]
+seconds = [a for a in sys.argv[1:] if not os.path.isdir(a)]
+paths = [p for d in dirs for p in list_records(d)]
 positions = played_out = false = 0
 ends: collections.Counter[str] = collections.Counter()
 for p in paths:
@@ -18,7 +22,7 @@ for p in paths:
         played_out += 1
         false += bool(m.get("false_resign"))
 print(positions)
-rate = f" in {sys.argv[2]} s ({positions / float(sys.argv[2]):.0f} positions/s)" if len(sys.argv) > 2 else ""
+rate = f" in {seconds[0]} s ({positions / float(seconds[0]):.0f} positions/s)" if seconds else ""
 print(f"{len(paths)} games, {positions} positions{rate}; false resignations {false} of "
       f"{played_out} played-out games where a side would have resigned\n"
       + ", ".join(f"{k}: {v}" for k, v in ends.most_common()), file=sys.stderr)

@@ -14,6 +14,8 @@
 # RESIGN sets the resignation threshold (over 10 plies; -0.98 in generations 2-3). Generation 3's
 # played-out games put -0.98 at 10% false resignations and -0.99 at 2.8% (resign-g3.txt,
 # benchmarks/resign_threshold.py), so generation 4 on runs with RESIGN=-0.99.
+# WINDOW adds earlier generations' record folders to the training data (a training window, as
+# G3w's A/B); the steps scale with every position trained on, 3.4 samples a position.
 set -u
 cd "$(dirname "$0")/../../.."
 GEN=${1:?generation}; PREV=${2:?previous net}; PLAY=${3:?seconds}; W=${4:-2}
@@ -38,9 +40,10 @@ rm -f "$R"/games/.*.tmp 2>/dev/null
 mkdir -p "$R/g$GEN"  # the generation's records alone, for train --data
 find "$R/games" -name "g$(printf %04d "$GEN")-*" -exec ln -sf "$PWD/{}" "$R/g$GEN/" \;
 read -r POS < <(python benchmarks/results/run-i/count.py "$R/g$GEN")
+read -r ALL < <(python benchmarks/results/run-i/count.py "$R/g$GEN" ${WINDOW:-})
 echo "[$(( $(date +%s) - t0 ))s] self-play done: $POS positions"
-S=$(python -c "print(max(100, round(${POS:-0} * 3.4 / 256)))")
-python -m trainer train --data "$R/g$GEN" --init "$NET" --out "$R/train-g$GEN" --steps "$S" \
+S=$(python -c "print(max(100, round(${ALL:-0} * 3.4 / 256)))")
+python -m trainer train --data "$R/g$GEN" ${WINDOW:-} --init "$NET" --out "$R/train-g$GEN" --steps "$S" \
   --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --q-weight 1.0 --window 1000000 \
   --train-threads "$W" --log-every 200 --checkpoint-every 500 --resume ${TRAIN_EXTRA:-} \
   --export "$N/run-i-G$GEN.onnx" > "$R/logs/train-g$GEN.log" 2>&1
