@@ -86,4 +86,12 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #        --export $N/run-i-G3w.onnx
 #      python benchmarks/heldout.py --nets $N/run-i-G2m.onnx $N/run-i-G3.onnx $N/run-i-G3w.onnx \
 #        --records runs/sf-heldout/a runs/sf-heldout/b
-#    Next: generation 4 at RESIGN=-0.99 from the best of G2m, G3, G3w (match G3w first).
+# 7. Generation 4 (section 30): G3 not measured stronger than G2m, so G2m, the best net so far,
+#    plays again (AlphaGo Zero's gating); G2m trained on generations 3 and 4 together (WINDOW),
+#    the anchor as before, resignation at -0.99:
+#      RESIGN=-0.99 WINDOW="runs/i3/g3" \
+#        TRAIN_EXTRA="--mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --mix-targets value" \
+#        bash benchmarks/results/run-i/cpu-generation.sh 4 $N/run-i-G2m.onnx 2900
+#      python benchmarks/heldout.py --nets $N/run-i-G2m.onnx $N/run-i-G4.onnx \
+#        --records runs/sf-heldout/a runs/sf-heldout/b
+#      bash $N/evaluate.sh G4 10+0.1; bash $N/evaluate.sh G4 nodes=400 100
