@@ -8,3 +8,6 @@ python -m trainer ladder --weights nets/zerosum-6x64-i4.onnx --name zerosum-6x64
 PYTHONPATH=. python benchmarks/sts.py --net nets/zerosum-6x64-i4.onnx \
   --net nets/zerosum-6x64-i2m.onnx --option Precision=fp32 --ms 100 \
   --json benchmarks/results/sts/i4-vs-i2m-100ms.json
+# i2m again on the same day and machine, the two rungs that decide (../ladder-i2m-again):
+python -m trainer ladder --weights nets/zerosum-6x64-i2m.onnx --name zerosum-6x64-i2m --option Precision=fp32 \
+  --rungs sf1500,sf1800 --games 20 --tc 10+0.1 --out runs/ladder-i2m-again --no-progress
