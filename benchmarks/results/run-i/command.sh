@@ -96,10 +96,7 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #        --records runs/sf-heldout/a runs/sf-heldout/b
 #      bash $N/evaluate.sh G4 10+0.1; bash $N/evaluate.sh G4 nodes=400 100
 # 8. G4 head to head with G2m (the bundled i2m), the same openings and settings as evaluate.sh:
-#      python -m trainer match --openings ../shared/data/openings/8moves_v3.pgn --opening-offset 0 \
-#        --option1 Precision=fp32 NNThreads=1 --option2 Precision=fp32 NNThreads=1 --resume \
-#        --no-progress --concurrency 2 --weights2 $N/run-i-G2m.onnx --name2 run-i-G2m \
-#        --games 200 --tc 10+0.1 --weights1 $N/run-i-G4.onnx --name1 run-i-G4 \
-#        --pgn $N/G4-vs-G2m-tc.pgn --json $N/G4-vs-G2m-tc.json
+#      OPP=G2m bash $N/evaluate.sh G4 10+0.1                  # G4-vs-G2m-tc.pgn/.json
+#    and the held-out figures of i4's int8 copy and maia-1900 for i4's card:
 #      python benchmarks/heldout.py --nets nets/zerosum-6x64-i4-int8.onnx \
 #        ../shared/data/lc0/maia-1900.onnx --records runs/sf-heldout/a runs/sf-heldout/b
