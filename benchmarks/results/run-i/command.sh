@@ -100,3 +100,15 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #    and the held-out figures of i4's int8 copy and maia-1900 for i4's card:
 #      python benchmarks/heldout.py --nets nets/zerosum-6x64-i4-int8.onnx \
 #        ../shared/data/lc0/maia-1900.onnx --records runs/sf-heldout/a runs/sf-heldout/b
+# 9. Generation 5 (section 31): the bundled i4 (G4) plays, resignation at -0.995 (generation 4's
+#    played-out games put -0.99 at 4 false of 17); generation 4's records were gone with their
+#    checkout, so G4 trains on generation 5 alone, the anchor as before (remade by value-ab.sh
+#    step 1); then held out, the resignation replay, G5 head to head with G4 and against sp1v:
+#      RESIGN=-0.995 \
+#        TRAIN_EXTRA="--mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --mix-targets value" \
+#        bash benchmarks/results/run-i/cpu-generation.sh 5 nets/zerosum-6x64-i4.onnx 3000
+#      python benchmarks/heldout.py --nets nets/zerosum-6x64-i4.onnx $N/run-i-G5.onnx \
+#        --records runs/sf-heldout/a runs/sf-heldout/b > $N/g5-heldout.txt
+#      python benchmarks/resign_threshold.py --games runs/i3/g5 --thresholds -0.99 -0.995 \
+#        --plies 10 14 --syzygy ../shared/data/syzygy > $N/resign-g5.txt
+#      OPP=G4 bash $N/evaluate.sh G5 10+0.1; bash $N/evaluate.sh G5 nodes=400 100

@@ -14,13 +14,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 from trainer.elo import elo_estimate  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-ANCHORED = {"G2m", "G3", "G4"}  # trained with the value-only Stockfish anchor (section 28)
+ANCHORED = {"G2m", "G3", "G4", "G5"}  # trained with the value-only Stockfish anchor (section 28)
 # (generation, arm, positions in all, clock matches, fixed-node matches; those missing skipped)
 ARMS = [(1, "F", 179_746, ["F-tc", "F-tc-b"], ["F-n100"]),
         (2, "G2", 269_803, ["G2-tc"], ["G2-n400"]),
         (2, "G2m", 269_803, ["G2m-tc"], ["G2m-n400", "G2m-n400-b"]),
         (3, "G3", 350_549, ["G3-tc"], ["G3-n400", "G3-n400-b"]),
-        (4, "G4", 437_101, ["G4-tc"], ["G4-n400", "G4-n400-b"])]
+        (4, "G4", 437_101, ["G4-tc"], ["G4-n400", "G4-n400-b"]),
+        (5, "G5", 493_123, ["G5-tc"], ["G5-n400", "G5-n400-b"])]
 
 
 def pooled(names: list[str]) -> tuple[int, int, int, float, float]:
@@ -46,18 +47,22 @@ def main() -> None:
         cells = []
         for names, colour, label in ((tc, "C0", "10+0.1"), (nodes, "C1", "fixed nodes")):
             w, d, l, elo, err = pooled(names)
+            if w + d + l == 0:  # not matched at this control
+                cells.append("-")
+                continue
             marker = "s" if arm in ANCHORED else "o"
             ax.errorbar(x + (0.03 if colour == "C1" else 0), elo, yerr=err, fmt=marker,
                         color=colour, capsize=3, label=label if i == 0 else None)
             cells.append(f"{elo:+.1f} ± {err:.1f} ({w + d + l} g.)")
-        ax.annotate(arm, (x, max(pooled(tc)[3], pooled(nodes)[3]) + 12), ha="center")
+        shown = [p[3] for p in (pooled(tc), pooled(nodes)) if sum(p[:3])]
+        ax.annotate(arm, (x, max(shown) + 12), ha="center")
         print(f"| {gen} | {arm} | {pos:,} | {cells[0]} | {cells[1]} |")
     ax.plot([0], [0], "ko")
     ax.annotate("sp1v", (0, 12), ha="center")
     ax.set_xticks(sorted({0, *(a[0] for a in ARMS)}))
     totals = dict(sorted({gen: pos for gen, _, pos, *_ in ARMS}.items()))  # positions in all
     added = [f"{gen}: +{pos - totals[gen - 1]:,}" for gen, pos in totals.items() if gen > 1]
-    ax.set_xlabel(f"generation (F: {totals[1]:,} positions; {'; '.join(added)})")
+    ax.set_xlabel(f"generation (F: {totals[1]:,} positions; {'; '.join(added)})", fontsize=8)
     ax.set_ylabel("Elo against generation 0 (sp1v)")
     ax.set_title("Run i: F at 100 nodes, later ones at 400; squares: value-only anchor")
     ax.legend(loc="lower right")
