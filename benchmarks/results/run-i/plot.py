@@ -44,17 +44,17 @@ def main() -> None:
     print("|---|---|---:|---|---|")
     for i, (gen, arm, pos, tc, nodes) in enumerate(ARMS):
         x = gen + 0.08 * (i - 1)
-        cells = []
+        cells, shown = [], []  # the table's cells; the Elos plotted, to place the label above
         for names, colour, label in ((tc, "C0", "10+0.1"), (nodes, "C1", "fixed nodes")):
             w, d, l, elo, err = pooled(names)
             if w + d + l == 0:  # not matched at this control
                 cells.append("-")
                 continue
+            shown.append(elo)
             marker = "s" if arm in ANCHORED else "o"
             ax.errorbar(x + (0.03 if colour == "C1" else 0), elo, yerr=err, fmt=marker,
                         color=colour, capsize=3, label=label if i == 0 else None)
             cells.append(f"{elo:+.1f} ± {err:.1f} ({w + d + l} g.)")
-        shown = [p[3] for p in (pooled(tc), pooled(nodes)) if sum(p[:3])]
         ax.annotate(arm, (x, max(shown) + 12), ha="center")
         print(f"| {gen} | {arm} | {pos:,} | {cells[0]} | {cells[1]} |")
     ax.plot([0], [0], "ko")
