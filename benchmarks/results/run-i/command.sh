@@ -112,3 +112,14 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #      python benchmarks/resign_threshold.py --games runs/i3/g5 --thresholds -0.99 -0.995 \
 #        --plies 10 14 --syzygy ../shared/data/syzygy > $N/resign-g5.txt
 #      OPP=G4 bash $N/evaluate.sh G5 10+0.1; bash $N/evaluate.sh G5 nodes=400 100
+# 10. Generation 6 (section 32): G4 plays again (G5 not stronger), resignation at -0.995, and G4
+#     trains on generations 5 and 6 together (WINDOW, the recipe that made G4), the anchor as
+#     before; then held out, the resignation replay, G6 head to head with G4 and against sp1v:
+#      RESIGN=-0.995 WINDOW="runs/i3/g5" \
+#        TRAIN_EXTRA="--mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --mix-targets value" \
+#        bash benchmarks/results/run-i/cpu-generation.sh 6 nets/zerosum-6x64-i4.onnx 3000
+#      python benchmarks/heldout.py --nets nets/zerosum-6x64-i4.onnx $N/run-i-G6.onnx \
+#        --records runs/sf-heldout/a runs/sf-heldout/b > $N/g6-heldout.txt
+#      python benchmarks/resign_threshold.py --games runs/i3/g6 --thresholds -0.99 -0.995 \
+#        --plies 10 14 --syzygy ../shared/data/syzygy > $N/resign-g6.txt
+#      OPP=G4 bash $N/evaluate.sh G6 10+0.1; bash $N/evaluate.sh G6 nodes=400 100
