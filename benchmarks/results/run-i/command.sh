@@ -122,4 +122,5 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #        --records runs/sf-heldout/a runs/sf-heldout/b > $N/g6-heldout.txt
 #      python benchmarks/resign_threshold.py --games runs/i3/g6 --thresholds -0.99 -0.995 \
 #        --plies 10 14 --syzygy ../shared/data/syzygy > $N/resign-g6.txt
-#      OPP=G4 bash $N/evaluate.sh G6 10+0.1; bash $N/evaluate.sh G6 nodes=400 100
+#      OPP=G4 bash $N/evaluate.sh G6 10+0.1
+#      bash $N/evaluate.sh G6 nodes=400 100; bash $N/evaluate.sh G6 nodes=400 100 50
