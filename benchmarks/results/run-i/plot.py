@@ -14,7 +14,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from trainer.elo import elo_estimate  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-ANCHORED = {"G2m", "G3", "G4", "G5", "G6"}  # trained with the value-only Stockfish anchor (section 28)
+# trained with the value-only Stockfish anchor (section 28)
+ANCHORED = {"G2m", "G3", "G4", "G5", "G6"}
 # (generation, arm, positions in all, clock matches, fixed-node matches; those missing skipped)
 ARMS = [(1, "F", 179_746, ["F-tc", "F-tc-b"], ["F-n100"]),
         (2, "G2", 269_803, ["G2-tc"], ["G2-n400"]),
