@@ -4,7 +4,8 @@
 # 10+0.1 matches alone on the 2-core machine. --resume continues a stopped match from its
 # .pgn.partial.   bash benchmarks/results/run-i/evaluate.sh ARM TC [GAMES [OFFSET]]
 # (ARM: the X of run-i-X.onnx beside this script, e.g. G5; TC: 10+0.1 or nodes=N; OFFSET: the
-# first opening's index, 100 for openings 101-200, whose files get a -b). OPP=ARM2 plays run-i-ARM2 instead of sp1v, into ARM-vs-ARM2-TAG files
+# first opening's index, 100 for openings 101-200, whose files get a -b). OPP=ARM2 plays
+# run-i-ARM2 instead of sp1v, into ARM-vs-ARM2-TAG files
 # (the head-to-head matches: OPP=G2m bash .../evaluate.sh G4 10+0.1)
 cd "$(dirname "$0")/../../.."
 N=benchmarks/results/run-i

@@ -57,7 +57,8 @@ def main() -> None:
             ax.errorbar(x + (0.03 if colour == "C1" else 0), elo, yerr=err, fmt=marker,
                         color=colour, capsize=3, label=label if i == 0 else None)
             cells.append(f"{elo:+.1f} ± {err:.1f} ({w + d + l} g.)")
-        ax.annotate(arm, (x, max(shown) + 12), ha="center")
+        if shown:  # an arm not yet matched at either control gets a table row only
+            ax.annotate(arm, (x, max(shown) + 12), ha="center")
         print(f"| {gen} | {arm} | {pos:,} | {cells[0]} | {cells[1]} |")
     ax.plot([0], [0], "ko")
     ax.annotate("sp1v", (0, 12), ha="center")
