@@ -124,3 +124,15 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #        --plies 10 14 --syzygy ../shared/data/syzygy > $N/resign-g6.txt
 #      OPP=G4 bash $N/evaluate.sh G6 10+0.1
 #      bash $N/evaluate.sh G6 nodes=400 100; bash $N/evaluate.sh G6 nodes=400 100 50
+# 11. Generation 7 (section 33): G4 plays again (G6 level with it), resignation at -0.995, and G4
+#     trains on generations 5, 6 and 7 together, all three played by G4 (a growing on-policy
+#     window), the anchor as before; then the same measurements as step 10:
+#      RESIGN=-0.995 WINDOW="runs/i3/g5 runs/i3/g6" \
+#        TRAIN_EXTRA="--mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --mix-targets value" \
+#        bash benchmarks/results/run-i/cpu-generation.sh 7 nets/zerosum-6x64-i4.onnx 2880
+#      python benchmarks/heldout.py --nets nets/zerosum-6x64-i4.onnx $N/run-i-G7.onnx \
+#        --records runs/sf-heldout/a runs/sf-heldout/b > $N/g7-heldout.txt
+#      python benchmarks/resign_threshold.py --games runs/i3/g7 --thresholds -0.99 -0.995 \
+#        --plies 10 14 --syzygy ../shared/data/syzygy > $N/resign-g7.txt
+#      OPP=G4 bash $N/evaluate.sh G7 10+0.1
+#      bash $N/evaluate.sh G7 nodes=400 100; bash $N/evaluate.sh G7 nodes=400 100 50
