@@ -136,3 +136,18 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #        --plies 10 14 --syzygy ../shared/data/syzygy > $N/resign-g7.txt
 #      OPP=G4 bash $N/evaluate.sh G7 10+0.1
 #      bash $N/evaluate.sh G7 nodes=400 100; bash $N/evaluate.sh G7 nodes=400 100 50
+# 12. Generation 8 (section 34): G4 plays again and trains on generations 5-8, all played by G4,
+#     at three times the learning rate (3e-4; the later --lr wins); then the same measurements,
+#     and the resignation replay over generations 5-8 with each resignation judged by Stockfish:
+#      RESIGN=-0.995 WINDOW="runs/i3/g5 runs/i3/g6 runs/i3/g7" \
+#        TRAIN_EXTRA="--mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --mix-targets value --lr 3e-4" \
+#        bash benchmarks/results/run-i/cpu-generation.sh 8 nets/zerosum-6x64-i4.onnx 2700
+#      python benchmarks/heldout.py --nets nets/zerosum-6x64-i4.onnx $N/run-i-G8.onnx \
+#        --records runs/sf-heldout/a runs/sf-heldout/b > $N/g8-heldout.txt
+#      python benchmarks/resign_threshold.py --games runs/i3/g8 --thresholds -0.99 -0.995 \
+#        --plies 10 14 --syzygy ../shared/data/syzygy > $N/resign-g8.txt
+#      python benchmarks/resign_threshold.py --games runs/i3/g5 runs/i3/g6 runs/i3/g7 runs/i3/g8 \
+#        --thresholds -0.98 -0.985 -0.99 -0.995 --plies 10 14 20 30 --syzygy ../shared/data/syzygy \
+#        --stockfish /usr/games/stockfish > $N/resign-g5-8-sf.txt
+#      OPP=G4 bash $N/evaluate.sh G8 10+0.1
+#      bash $N/evaluate.sh G8 nodes=400 100

@@ -16,6 +16,8 @@
 # benchmarks/resign_threshold.py), so generation 4 on runs with RESIGN=-0.99.
 # Generation 4's played-out games had 4 false of 17 at -0.99, so generation 5 ran at -0.995: one
 # game of 442 resigned, and in the 93 played out no side reached it (resign-g5.txt).
+# Judged by Stockfish's WDL instead of the games' results, -0.98 was never false over generations
+# 5-8 (0 of 84 resignations; resign-g5-8-sf.txt, section 34): RESIGN=-0.98 from generation 9 on.
 # WINDOW adds earlier generations' record folders to the training data (a training window, as
 # G3w's A/B); the steps scale with every position trained on, 3.4 samples a position.
 set -u
