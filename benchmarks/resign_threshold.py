@@ -36,6 +36,7 @@ import chess
 import chess.engine
 import chess.syzygy
 
+from engine.board_ref import to_chess_move
 from trainer.records import Record, list_records
 from trainer.selfplay import resign_ply
 
@@ -53,7 +54,7 @@ def positions(g: Record) -> Iterator[tuple[int, chess.Board]]:
     for i, move in enumerate(g.moves.tolist()):
         yield i, board
         if move >= 0:
-            board.push(chess.Move(move & 63, (move >> 6) & 63, ((move >> 12) & 7) or None))
+            board.push(to_chess_move(move))
 
 
 def tables_verdict(g: Record, ply: int, tables: chess.syzygy.Tablebase) -> int | None:
