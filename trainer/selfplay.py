@@ -45,6 +45,7 @@ import numpy.typing as npt
 from engine import contract
 from engine.batch import NNCache
 from engine.board import Position, move_to_uci
+from engine.board_ref import to_chess_move
 from engine.evaluator import Evaluator
 from engine.gumbel import GumbelParams, GumbelRoot, pruned_root_visits
 from engine.mcts import DRAW, LOSS, ROOT, WIN
@@ -487,7 +488,7 @@ class SelfPlayWorker:
                         [1.0, 0.0, 0.0] if v > 0 else [0.0, 0.0, 1.0])
                     count += 1
             if move >= 0:
-                board.push(chess.Move(move & 63, (move >> 6) & 63, ((move >> 12) & 7) or None))
+                board.push(to_chess_move(move))
         return count
 
     # ------------------------------------------------------------------- run

@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import contract
+from engine.board_ref import to_chess_move
 from trainer.pgn_data import unpack_planes
 from trainer.records import Record, list_records
 
@@ -64,7 +65,7 @@ def _key(fen: str) -> str:
 def _engine_move(board: chess.Board, move: int) -> chess.Move | None:
     if move < 0:
         return None
-    m = chess.Move(move & 63, (move >> 6) & 63, ((move >> 12) & 7) or None)
+    m = to_chess_move(move)
     return m if board.is_legal(m) else None
 
 
