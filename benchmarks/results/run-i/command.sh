@@ -151,3 +151,17 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #        --stockfish /usr/games/stockfish > $N/resign-g5-8-sf.txt
 #      OPP=G4 bash $N/evaluate.sh G8 10+0.1
 #      bash $N/evaluate.sh G8 nodes=400 100
+# 13. Generation 9 (section 35): G4 plays again for 3,900 s with resignation at -0.98 over 10
+#     plies (section 34: no false resignation by Stockfish's judgement), and trains on generations
+#     5-9, all played by G4, at run i's lr 1e-4 with the anchor; then held out, the resignation
+#     replay judged by Stockfish, 400 nodes against sp1v and 10+0.1 against G4 (runs/chain14.sh):
+#      RESIGN=-0.98 WINDOW="runs/i3/g5 runs/i3/g6 runs/i3/g7 runs/i3/g8" \
+#        TRAIN_EXTRA="--mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --mix-targets value" \
+#        bash benchmarks/results/run-i/cpu-generation.sh 9 nets/zerosum-6x64-i4.onnx 3900
+#      python benchmarks/heldout.py --nets nets/zerosum-6x64-i4.onnx $N/run-i-G9.onnx \
+#        --records runs/sf-heldout/a runs/sf-heldout/b > $N/g9-heldout.txt
+#      python benchmarks/resign_threshold.py --games runs/i3/g9 --thresholds -0.97 -0.98 -0.99 \
+#        --plies 6 10 14 --syzygy ../shared/data/syzygy --stockfish /usr/games/stockfish \
+#        > $N/resign-g9-sf.txt
+#      bash $N/evaluate.sh G9 nodes=400 100
+#      OPP=G4 bash $N/evaluate.sh G9 10+0.1 100
