@@ -11,13 +11,16 @@
 # uses every record of generation GEN found there. PLAY_SECONDS=0 trains on what is there.
 # TRAIN_EXTRA adds options to the training step, e.g. section 28's value-only anchor:
 #   TRAIN_EXTRA="--mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --mix-targets value"
-# RESIGN sets the resignation threshold (over 10 plies; -0.98 in generations 2-3). Generation 3's
-# played-out games put -0.98 at 10% false resignations and -0.99 at 2.8% (resign-g3.txt,
-# benchmarks/resign_threshold.py), so generation 4 on runs with RESIGN=-0.99.
+# RESIGN sets the resignation threshold, RESIGN_PLIES the plies in a row (10 unless set; -0.98
+# in generations 2-3). Generation 3's played-out games put -0.98 at 10% false resignations and
+# -0.99 at 2.8% (resign-g3.txt, benchmarks/resign_threshold.py), so generation 4 on runs with
+# RESIGN=-0.99.
 # Generation 4's played-out games had 4 false of 17 at -0.99, so generation 5 ran at -0.995: one
 # game of 442 resigned, and in the 93 played out no side reached it (resign-g5.txt).
 # Judged by Stockfish's WDL instead of the games' results, -0.98 was never false over generations
 # 5-8 (0 of 84 resignations; resign-g5-8-sf.txt, section 34): RESIGN=-0.98 from generation 9 on.
+# Over generations 5-9, -0.97 over 6 plies was never false by Stockfish either (0 of 236) and saves
+# 30% of the plies (resign-g5-9-sf.txt, section 35): RESIGN=-0.97 RESIGN_PLIES=6 from generation 10.
 # WINDOW adds earlier generations' record folders to the training data (a training window, as
 # G3w's A/B); the steps scale with every position trained on, 3.4 samples a position.
 set -u
@@ -35,7 +38,7 @@ if [ "$PLAY" -gt 0 ]; then
       --out "$R/games" --generation "$GEN" --worker "$w" --threads 1 --backend cpu \
       --games 100000 --selfplay-seed $((700 + 10 * (GEN - 2) + w)) --root puct --full-visits 400 \
       --full-share 1.0 --forced-playouts 2 --parallel 32 --minibatch 8 \
-      --resign-threshold ${RESIGN:--0.98} --resign-plies 10 --resign-playout 0.2 \
+      --resign-threshold ${RESIGN:--0.98} --resign-plies ${RESIGN_PLIES:-10} --resign-playout 0.2 \
       > "$R/logs/g$GEN-w$w.log" 2>&1 &
   done
   wait
