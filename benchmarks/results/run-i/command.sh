@@ -165,3 +165,4 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #        > $N/resign-g9-sf.txt
 #      bash $N/evaluate.sh G9 nodes=400 100
 #      OPP=G4 bash $N/evaluate.sh G9 10+0.1 100
+#      bash $N/evaluate.sh G9 nodes=400 100 50
