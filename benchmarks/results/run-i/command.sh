@@ -166,3 +166,18 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #      bash $N/evaluate.sh G9 nodes=400 100
 #      OPP=G4 bash $N/evaluate.sh G9 10+0.1 100
 #      bash $N/evaluate.sh G9 nodes=400 100 50
+# 14. Generation 10 (section 36): the newest net plays again, without a gate (AlphaZero's update
+#     rather than AlphaGo Zero's): G9, level with G4 head to head and ahead of it on held-out value
+#     and against sp1v, plays 3,900 s resigning at -0.97 over 6 plies (section 35: 0 of 236 false by
+#     Stockfish), and G9 trains on generations 6-10; then held out, 10+0.1 against G4 and 400 nodes
+#     against sp1v (runs/chain15.sh, runs/chain16.sh), and the resignation replay of generation 10:
+#      RESIGN=-0.97 RESIGN_PLIES=6 WINDOW="runs/i3/g6 runs/i3/g7 runs/i3/g8 runs/i3/g9" \
+#        TRAIN_EXTRA="--mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --mix-targets value" \
+#        bash benchmarks/results/run-i/cpu-generation.sh 10 $N/run-i-G9.onnx 3900
+#      python benchmarks/heldout.py --nets nets/zerosum-6x64-i4.onnx $N/run-i-G10.onnx \
+#        --records runs/sf-heldout/a runs/sf-heldout/b > $N/g10-heldout.txt
+#      OPP=G4 bash $N/evaluate.sh G10 10+0.1 100
+#      bash $N/evaluate.sh G10 nodes=400 100
+#      python benchmarks/resign_threshold.py --games runs/i3/g10 --thresholds -0.96 -0.97 -0.98 \
+#        --plies 6 10 --syzygy ../shared/data/syzygy --stockfish /usr/games/stockfish \
+#        > $N/resign-g10-sf.txt
