@@ -56,6 +56,8 @@ def _add_selfplay_args(p: argparse.ArgumentParser) -> None:
                    help="gumbel c_scale: weight of the searched values in the policy target")
     g.add_argument("--gumbel-no-rescale", dest="gumbel_rescale", action="store_false",
                    help="gumbel: W-L as it is, not min-max rescaled over the root's moves")
+    g.add_argument("--policy-temperature", type=float, default=d.policy_temperature,
+                   help="softmax temperature of the searches' priors (the engine's unless set)")
     g.add_argument("--temperature", type=float, default=d.temperature)
     g.add_argument("--temp-plies", type=int, default=d.temp_plies)
     g.add_argument("--temp-end", type=float, default=d.temp_end)
@@ -81,7 +83,7 @@ def _selfplay_config(a: argparse.Namespace) -> SelfPlayConfig:
         fast_visits=a.fast_visits, full_share=a.full_share, dirichlet_alpha=a.dirichlet_alpha,
         dirichlet_epsilon=a.dirichlet_epsilon, root=a.root, forced_playouts=a.forced_playouts,
         gumbel_considered=a.gumbel_considered, gumbel_c_scale=a.gumbel_c_scale,
-        gumbel_rescale=a.gumbel_rescale,
+        gumbel_rescale=a.gumbel_rescale, policy_temperature=a.policy_temperature,
         temperature=a.temperature,
         temp_plies=a.temp_plies, temp_end=a.temp_end, resign_threshold=a.resign_threshold,
         resign_plies=a.resign_plies, resign_playout=a.resign_playout,

@@ -80,6 +80,9 @@ class SelfPlayConfig:
     the improved policy, the policy target, away from the prior (mctx: 0.1)."""
     gumbel_rescale: bool = True
     """min-max rescale a "gumbel" search's completed Q (GumbelParams.rescale_values)."""
+    policy_temperature: float = SearchParams.policy_temperature
+    """softmax temperature of the priors in every self-play search (the engine's 1.359 unless
+    set; 1.0 keeps the prior as the net wrote it, for sharper targets)."""
     temperature: float = 1.0
     temp_plies: int = 16
     """plies after the start position played at ``temperature``."""
@@ -325,7 +328,7 @@ class SelfPlayWorker:
         self._fast_params = SearchParams(
             minibatch_size=cfg.minibatch, max_collisions=cfg.minibatch,
             nn_cache_size=cfg.cache_size, max_nodes=max(4 * cfg.full_visits, 20_000),
-            dirichlet_epsilon=0.0)
+            dirichlet_epsilon=0.0, policy_temperature=cfg.policy_temperature)
         if cfg.root not in ("puct", "gumbel"):
             raise ValueError(f"root must be 'puct' or 'gumbel', not {cfg.root!r}")
         gumbel = cfg.root == "gumbel"
