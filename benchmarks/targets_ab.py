@@ -12,7 +12,8 @@ training step pulls the net toward it). The value targets each rule could record
 own W-L; the root's mean Q; for Gumbel also the improved policy's expected Q) are scored against
 Stockfish's W-L at the same depth: mean absolute error and correlation. Prints one JSON line per
 rule. ``--games`` may be a PGN of self-play games, to score targets where self-play records them.
-``--gumbel-scales`` scores the Gumbel target at several c_scale values (GumbelParams.value_scale:
+``--policy-temperatures`` scores every search rule at several softmax temperatures of the
+priors (SearchParams.policy_temperature; self-play's --policy-temperature). ``--gumbel-scales`` scores the Gumbel target at several c_scale values (GumbelParams.value_scale:
 how far the completed Q moves the improved policy away from the prior), ``--gumbel-rescale``
 with the completed Q min-max rescaled (mctx) or not; ``sf_move_logloss`` is the
 cross-entropy a net trained to the target would pay on Stockfish's move, mean -log(mass).
@@ -47,7 +48,7 @@ GAMES = REPO.parent / "shared" / "data" / "pgn" / "carlsen_lichess_DrDrunkenstei
 def positions(path: Path, count: int, seed: int) -> list[chess.Board]:
     """Positions at plies 10..80 of the games in ``path``, one per game, shuffled."""
     rng = random.Random(seed)
-    out = []
+    out: list[chess.Board] = []
     with open(path) as f:
         while len(out) < count * 3:
             game = chess.pgn.read_game(f)
@@ -67,8 +68,9 @@ def positions(path: Path, count: int, seed: int) -> list[chess.Board]:
 
 
 def target(rule: str, ev: OnnxEvaluator, board: chess.Board, visits: int,
-           seed: int, c_scale: float = 0.1,
-           rescale: bool = True) -> tuple[dict[int, float], dict[str, float]]:
+           seed: int, c_scale: float = 0.1, rescale: bool = True,
+           policy_temperature: float = SearchParams.policy_temperature,
+           ) -> tuple[dict[int, float], dict[str, float]]:
     """The policy target (policy index -> probability) ``rule`` records for ``board``, and its
     value targets (W-L for the side to move) by name."""
     pos = Position.from_board(board)
@@ -83,7 +85,8 @@ def target(rule: str, ev: OnnxEvaluator, board: chess.Board, visits: int,
                  for m in board.legal_moves}, {"net": float(out.wdl[0, 0] - out.wdl[0, 2])})
     noise = 0.25 if rule in ("puct", "forced") else 0.0
     params = SearchParams(minibatch_size=8, dirichlet_epsilon=noise, seed=seed,
-                          forced_playouts=2.0 if rule == "forced" else 0.0)
+                          forced_playouts=2.0 if rule == "forced" else 0.0,
+                          policy_temperature=policy_temperature)
     search = Search(ev, params)
     search.set_position(pos, hist)
     if rule == "gumbel":
@@ -137,6 +140,9 @@ def main() -> None:
                     help="Gumbel c_scale values to score (mctx: 0.1)")
     ap.add_argument("--gumbel-rescale", nargs="+", choices=("yes", "no"), default=["yes"],
                     help="Gumbel: min-max rescaled Q (mctx), W-L as it is, or both")
+    ap.add_argument("--policy-temperatures", type=float, nargs="+",
+                    default=[SearchParams.policy_temperature],
+                    help="softmax temperatures of the searches' priors to score")
     ap.add_argument("--rules", nargs="+", default=["raw", "puct", "forced", "gumbel"])
     a = ap.parse_args()
     boards = positions(Path(a.games), a.positions, a.seed)
@@ -151,16 +157,17 @@ def main() -> None:
     print(json.dumps({"positions": len(boards), "stockfish_depth": a.sf_depth,
                       "label_s": round(time.monotonic() - t0, 1)}), flush=True)
     ev = OnnxEvaluator(a.net, threads=2)
-    runs = [("raw", 0, 0.0, True)] if "raw" in a.rules else []
-    runs += [(r, v, c, x == "yes") for v in a.visits for r in ("puct", "forced", "gumbel")
+    runs = [("raw", 0, 0.0, True, 1.0)] if "raw" in a.rules else []
+    runs += [(r, v, c, x == "yes", pt) for v in a.visits for pt in a.policy_temperatures
+             for r in ("puct", "forced", "gumbel")
              if r in a.rules for x in (a.gumbel_rescale if r == "gumbel" else ["yes"])
              for c in (a.gumbel_scales if r == "gumbel" else [0.0])]
-    for rule, visits, c_scale, rescale in runs:
+    for rule, visits, c_scale, rescale, ptemp in runs:
         t0 = time.monotonic()
         top1, mass = [], []
         values: dict[str, list[float]] = {}
         for i, (b, sf_idx) in enumerate(zip(boards, best)):
-            t, v = target(rule, ev, b, visits, a.seed + i, c_scale, rescale)
+            t, v = target(rule, ev, b, visits, a.seed + i, c_scale, rescale, ptemp)
             for k, x in v.items():
                 values.setdefault(k, []).append(x)
             if rule == "raw":  # logits -> probabilities
@@ -171,7 +178,7 @@ def main() -> None:
             mass.append(t.get(sf_idx, 0.0))
         extra = {"c_scale": c_scale, "rescale": rescale} if rule == "gumbel" else {}
         logloss = float(np.mean(-np.log(np.maximum(mass, 1e-4))))
-        print(json.dumps({"rule": rule, "visits": visits, **extra,
+        print(json.dumps({"rule": rule, "visits": visits, "policy_temperature": ptemp, **extra,
                           "top1_vs_sf": round(np.mean(top1), 4),
                           "mass_on_sf_move": round(float(np.mean(mass)), 4),
                           "sf_move_logloss": round(logloss, 4),
