@@ -21,6 +21,10 @@
 # 5-8 (0 of 84 resignations; resign-g5-8-sf.txt, section 34): RESIGN=-0.98 from generation 9 on.
 # Over generations 5-9, -0.97 over 6 plies was never false by Stockfish either (0 of 236) and saves
 # 30% of the plies (resign-g5-9-sf.txt, section 35): RESIGN=-0.97 RESIGN_PLIES=6 from generation 10.
+# Generations 5-9 were all played by G4 (a gate: no later net had beaten it); generation 10 was
+# played by G9, the newest net, as AlphaZero updates without a gate (section 36).
+# Stop a generation by killing this script before its workers: killed workers alone let it go on
+# to train, beside whatever runs next (section 36).
 # WINDOW adds earlier generations' record folders to the training data (a training window, as
 # G3w's A/B); the steps scale with every position trained on, 3.4 samples a position.
 set -u
