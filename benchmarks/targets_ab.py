@@ -13,8 +13,10 @@ own W-L; the root's mean Q; for Gumbel also the improved policy's expected Q) ar
 Stockfish's W-L at the same depth: mean absolute error and correlation. Prints one JSON line per
 rule. ``--games`` may be a PGN of self-play games, to score targets where self-play records them.
 ``--policy-temperatures`` scores every search rule at several softmax temperatures of the
-priors (SearchParams.policy_temperature; self-play's --policy-temperature). ``--gumbel-scales`` scores the Gumbel target at several c_scale values (GumbelParams.value_scale:
-how far the completed Q moves the improved policy away from the prior), ``--gumbel-rescale``
+priors (SearchParams.policy_temperature; self-play's --policy-temperature; the raw prior is
+scored at 1). ``--gumbel-scales`` scores the Gumbel target at several c_scale values
+(GumbelParams.value_scale: how far the completed Q moves the improved policy away from the
+prior), ``--gumbel-rescale``
 with the completed Q min-max rescaled (mctx) or not; ``sf_move_logloss`` is the
 cross-entropy a net trained to the target would pay on Stockfish's move, mean -log(mass).
 
