@@ -16,9 +16,9 @@ rule. ``--games`` may be a PGN of self-play games, to score targets where self-p
 priors (SearchParams.policy_temperature; self-play's --policy-temperature; the raw prior is
 scored at 1). ``--gumbel-scales`` scores the Gumbel target at several c_scale values
 (GumbelParams.value_scale: how far the completed Q moves the improved policy away from the
-prior), ``--gumbel-rescale``
-with the completed Q min-max rescaled (mctx) or not; ``sf_move_logloss`` is the
-cross-entropy a net trained to the target would pay on Stockfish's move, mean -log(mass).
+prior), ``--gumbel-rescale`` with the completed Q min-max rescaled (mctx) or not;
+``sf_move_logloss`` is the cross-entropy a net trained to the target would pay on Stockfish's
+move, mean -log(mass).
 
     python benchmarks/targets_ab.py --positions 300 --visits 32 64
 """
