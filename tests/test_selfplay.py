@@ -371,8 +371,8 @@ def test_selfplay_policy_temperature_sharpens_targets(tmp_path: Path) -> None:
                              seed=11)
         out = tmp_path / str(temp)
         assert SelfPlayWorker(FixedLogits(), cfg, out, generation=1).run(2).games == 2  # type: ignore[arg-type]
-        tops = [Record.load(p).policy(i)[1].max()
-                for p in records.list_records(out) for i in range(len(Record.load(p)))]
+        recs = [Record.load(p) for p in records.list_records(out)]
+        tops = [rec.policy(i)[1].max() for rec in recs for i in range(len(rec))]
         peaks[temp] = float(np.mean(tops))
     assert peaks[0.5] > peaks[3.0] + 0.2, peaks
 
