@@ -183,7 +183,8 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #        > $N/resign-g10-sf.txt
 # 15. Generation 11 (section 37): G10, the newest net, plays 3,600 s as generation 10's G9 did,
 #     resigning at -0.97 over 6 plies, and G10 trains on generations 7-11; then held out, 10+0.1
-#     against G4 and 400 nodes against sp1v (runs/chain18.sh):
+#     against G4 and 400 nodes against sp1v (runs/chain18.sh), and the resignation replay of
+#     generation 11 judged by Stockfish beside the latter (runs/chain19.sh):
 #      RESIGN=-0.97 RESIGN_PLIES=6 WINDOW="runs/i3/g7 runs/i3/g8 runs/i3/g9 runs/i3/g10" \
 #        TRAIN_EXTRA="--mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --mix-targets value" \
 #        bash benchmarks/results/run-i/cpu-generation.sh 11 $N/run-i-G10.onnx 3600
@@ -191,3 +192,6 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #        --records runs/sf-heldout/a runs/sf-heldout/b > $N/g11-heldout.txt
 #      OPP=G4 bash $N/evaluate.sh G11 10+0.1 100
 #      bash $N/evaluate.sh G11 nodes=400 100
+#      python benchmarks/resign_threshold.py --games runs/i3/g11 --thresholds -0.96 -0.97 -0.98 \
+#        --plies 6 10 --syzygy ../shared/data/syzygy --stockfish /usr/games/stockfish \
+#        > $N/resign-g11-sf.txt
