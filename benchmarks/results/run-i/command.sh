@@ -192,6 +192,7 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #        --records runs/sf-heldout/a runs/sf-heldout/b > $N/g11-heldout.txt
 #      OPP=G4 bash $N/evaluate.sh G11 10+0.1 100
 #      bash $N/evaluate.sh G11 nodes=400 100
+#      bash $N/evaluate.sh G11 nodes=400 100 50
 #      python benchmarks/resign_threshold.py --games runs/i3/g11 --thresholds -0.96 -0.97 -0.98 \
 #        --plies 6 10 --syzygy ../shared/data/syzygy --stockfish /usr/games/stockfish \
 #        > $N/resign-g11-sf.txt
