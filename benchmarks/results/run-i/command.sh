@@ -196,3 +196,18 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #      python benchmarks/resign_threshold.py --games runs/i3/g11 --thresholds -0.96 -0.97 -0.98 \
 #        --plies 6 10 --syzygy ../shared/data/syzygy --stockfish /usr/games/stockfish \
 #        > $N/resign-g11-sf.txt
+# 16. Generation 12 (section 38), on a new checkout that had lost runs/ (generations 5-11's
+#     records, the anchor and the held-out records): G11 plays (runs/chain20.sh) until stopped
+#     (runs/chain21.sh), the anchor's records made again for 300 s a seed (a prefix of the old
+#     ones: same seeds) and the held-out ones whole, G11 trained on generation 12 alone (no
+#     window left) with the anchor, held out, and matched with G4:
+#      RESIGN=-0.97 RESIGN_PLIES=6 bash benchmarks/results/run-i/cpu-generation.sh 12 \
+#        $N/run-i-G11.onnx 7500                         # workers stopped after 5,400 s
+#      timeout 300 python -m trainer sf-games --out runs/sfmix/a --games 1000 --seed 200  # (b: 201)
+#      python -m trainer sf-games --out runs/sf-heldout/a --games 24 --seed 900          # (b: 901)
+#      RESIGN=-0.97 RESIGN_PLIES=6 \
+#        TRAIN_EXTRA="--mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --mix-targets value" \
+#        bash benchmarks/results/run-i/cpu-generation.sh 12 $N/run-i-G11.onnx 0
+#      python benchmarks/heldout.py --nets nets/zerosum-6x64-i4.onnx $N/run-i-G11.onnx \
+#        $N/run-i-G12.onnx --records runs/sf-heldout/a runs/sf-heldout/b > $N/g12-heldout.txt
+#      OPP=G4 bash $N/evaluate.sh G12 10+0.1 100
