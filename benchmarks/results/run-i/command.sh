@@ -202,7 +202,7 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #     ones: same seeds) and the held-out ones whole, G11 trained on generation 12 alone (no
 #     window left) with the anchor, held out, and matched with G4:
 #      RESIGN=-0.97 RESIGN_PLIES=6 bash benchmarks/results/run-i/cpu-generation.sh 12 \
-#        $N/run-i-G11.onnx 7500                         # workers stopped after 5,400 s
+#        $N/run-i-G11.onnx 7500                         # workers stopped after 5,430 s
 #      timeout 300 python -m trainer sf-games --out runs/sfmix/a --games 1000 --seed 200  # (b: 201)
 #      python -m trainer sf-games --out runs/sf-heldout/a --games 24 --seed 900          # (b: 901)
 #      RESIGN=-0.97 RESIGN_PLIES=6 \
@@ -211,3 +211,4 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #      python benchmarks/heldout.py --nets nets/zerosum-6x64-i4.onnx $N/run-i-G11.onnx \
 #        $N/run-i-G12.onnx --records runs/sf-heldout/a runs/sf-heldout/b > $N/g12-heldout.txt
 #      OPP=G4 bash $N/evaluate.sh G12 10+0.1 100
+#      bash $N/evaluate.sh G12 nodes=400 100            # stopped at 96 of 100; resumes
