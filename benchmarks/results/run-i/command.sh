@@ -211,4 +211,12 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #      python benchmarks/heldout.py --nets nets/zerosum-6x64-i4.onnx $N/run-i-G11.onnx \
 #        $N/run-i-G12.onnx --records runs/sf-heldout/a runs/sf-heldout/b > $N/g12-heldout.txt
 #      OPP=G4 bash $N/evaluate.sh G12 10+0.1 100
-#      bash $N/evaluate.sh G12 nodes=400 100            # stopped at 96 of 100; resumes
+#      bash $N/evaluate.sh G12 nodes=400 100            # stopped at 96 of 100, resumed next session
+# 17. Generation 13 (section 39): G12 plays (runs/chain23.sh) until generation 13 holds 90,000
+#     positions (counted every 5 minutes from 15:15, at most 8,700 s), trained on it alone with the
+#     anchor, held out:
+#      RESIGN=-0.97 RESIGN_PLIES=6 \
+#        TRAIN_EXTRA="--mix-data runs/sfmix/a runs/sfmix/b --mix-share 0.25 --mix-targets value" \
+#        bash benchmarks/results/run-i/cpu-generation.sh 13 $N/run-i-G12.onnx 8700
+#      python benchmarks/heldout.py --nets nets/zerosum-6x64-i4.onnx $N/run-i-G12.onnx \
+#        $N/run-i-G13.onnx --records runs/sf-heldout/a runs/sf-heldout/b > $N/g13-heldout.txt

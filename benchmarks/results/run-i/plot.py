@@ -15,7 +15,7 @@ from trainer.elo import elo_estimate  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 # trained with the value-only Stockfish anchor (section 28)
-ANCHORED = {"G2m", "G3", "G4", "G5", "G6", "G7", "G8", "G9", "G10", "G11", "G12"}
+ANCHORED = {"G2m", "G3", "G4", "G5", "G6", "G7", "G8", "G9", "G10", "G11", "G12", "G13"}
 # (generation, arm, positions in all, clock matches, fixed-node matches; those missing skipped)
 ARMS = [(1, "F", 179_746, ["F-tc", "F-tc-b"], ["F-n100"]),
         (2, "G2", 269_803, ["G2-tc"], ["G2-n400"]),
@@ -29,7 +29,8 @@ ARMS = [(1, "F", 179_746, ["F-tc", "F-tc-b"], ["F-n100"]),
         (9, "G9", 746_293, ["G9-tc"], ["G9-n400", "G9-n400-b"]),
         (10, "G10", 779_926, ["G10-tc"], ["G10-n400", "G10-n400-b"]),
         (11, "G11", 853_742, ["G11-tc"], ["G11-n400", "G11-n400-b"]),
-        (12, "G12", 910_410, ["G12-tc"], ["G12-n400", "G12-n400-b"])]
+        (12, "G12", 910_410, ["G12-tc"], ["G12-n400", "G12-n400-b"]),
+        (13, "G13", 1_004_236, ["G13-tc"], ["G13-n400", "G13-n400-b"])]
 
 
 def pooled(names: list[str]) -> tuple[int, int, int, float, float]:
