@@ -1,5 +1,7 @@
 """Run i's Elo against generation 0 (sp1v) by generation, from the match JSONs beside this file:
-at 10+0.1 (F's two 200-game halves pooled) and at fixed nodes, with 95% intervals.
+at 10+0.1 (F's two 200-game halves pooled) and at fixed nodes, with 95% intervals. The clock's
+matches are kept apart by machine: F-G4 ran on a 2-core Intel Xeon (AVX-512, AMX), G4 again and
+G13 on a 2-core AMD EPYC with AVX2 only, where a 10+0.1 move gets about 125 nodes (section 40).
     python benchmarks/results/run-i/plot.py        (writes elo-by-generation.png and prints the table)"""
 from __future__ import annotations
 
@@ -30,7 +32,9 @@ ARMS = [(1, "F", 179_746, ["F-tc", "F-tc-b"], ["F-n100"]),
         (10, "G10", 779_926, ["G10-tc"], ["G10-n400", "G10-n400-b"]),
         (11, "G11", 853_742, ["G11-tc"], ["G11-n400", "G11-n400-b"]),
         (12, "G12", 910_410, ["G12-tc"], ["G12-n400", "G12-n400-b"]),
-        (13, "G13", 1_004_236, ["G13-tc"], ["G13-n400", "G13-n400-b"])]
+        (13, "G13", 1_004_236, [], ["G13-n400", "G13-n400-b"])]
+# the same kind of clock matches on the AVX2-only AMD machine
+AMD_TC = {"G4": ["G4-tc-again"], "G13": ["G13-tc"]}
 
 
 def pooled(names: list[str]) -> tuple[int, int, int, float, float]:
@@ -46,33 +50,41 @@ def pooled(names: list[str]) -> tuple[int, int, int, float, float]:
 
 
 def main() -> None:
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    fig, ax = plt.subplots(figsize=(7.6, 4.6))
     ax.axhline(0, color="grey", lw=0.8)
     ax.axhline(50, color="grey", lw=0.8, ls=":")
-    print("| gen | net | positions in all | 10+0.1 vs sp1v | fixed nodes vs sp1v |")
-    print("|---|---|---:|---|---|")
-    for i, (gen, arm, pos, tc, nodes) in enumerate(ARMS):
-        x = gen + 0.08 * (i - 1)
+    print("| gen | net | positions in all | 10+0.1 vs sp1v (Xeon) | 10+0.1 vs sp1v (AMD AVX2) "
+          "| fixed nodes vs sp1v |")
+    print("|---|---|---:|---|---|---|")
+    labelled: set[str] = set()  # each series named once in the legend
+    for gen, arm, pos, tc, nodes in ARMS:
+        same = [a for g, a, *_ in ARMS if g == gen]  # arms of one generation side by side
+        x = gen + 0.3 * (same.index(arm) - (len(same) - 1) / 2)
         cells, shown = [], []  # the table's cells; the Elos plotted, to place the label above
-        for names, colour, label in ((tc, "C0", "10+0.1"), (nodes, "C1", "fixed nodes")):
+        series = ((tc, "C0", "10+0.1, Xeon", -0.1), (AMD_TC.get(arm, []), "C2", "10+0.1, AMD AVX2", 0.0),
+                  (nodes, "C1", "fixed nodes", 0.1))
+        for names, colour, label, dx in series:
             w, d, l, elo, err = pooled(names)
             if w + d + l == 0:  # not matched at this control
                 cells.append("-")
                 continue
             shown.append(elo)
             marker = "s" if arm in ANCHORED else "o"
-            ax.errorbar(x + (0.03 if colour == "C1" else 0), elo, yerr=err, fmt=marker,
-                        color=colour, capsize=3, label=label if i == 0 else None)
+            ax.errorbar(x + dx, elo, yerr=err, fmt=marker, color=colour, capsize=3,
+                        label=label if label not in labelled else None)
+            labelled.add(label)
             cells.append(f"{elo:+.1f} ± {err:.1f} ({w + d + l} g.)")
         if shown:  # an arm not yet matched at either control gets a table row only
             ax.annotate(arm, (x, max(shown) + 12), ha="center")
-        print(f"| {gen} | {arm} | {pos:,} | {cells[0]} | {cells[1]} |")
+        print(f"| {gen} | {arm} | {pos:,} | {cells[0]} | {cells[1]} | {cells[2]} |")
     ax.plot([0], [0], "ko")
     ax.annotate("sp1v", (0, 12), ha="center")
     ax.set_xticks(sorted({0, *(a[0] for a in ARMS)}))
     totals = dict(sorted({gen: pos for gen, _, pos, *_ in ARMS}.items()))  # positions in all
     added = [f"{gen}: +{pos - totals[gen - 1]:,}" for gen, pos in totals.items() if gen > 1]
-    ax.set_xlabel(f"generation (F: {totals[1]:,} positions; {'; '.join(added)})", fontsize=8)
+    half = (len(added) + 1) // 2  # the positions each generation added, on two lines
+    ax.set_xlabel(f"generation (F: {totals[1]:,} positions; {'; '.join(added[:half])};\n"
+                  f"{'; '.join(added[half:])})", fontsize=8)
     ax.set_ylabel("Elo against generation 0 (sp1v)")
     ax.set_title("Run i: F at 100 nodes, later ones at 400; squares: value-only anchor")
     ax.legend(loc="lower right")
