@@ -61,7 +61,8 @@ def main() -> None:
         same = [a for g, a, *_ in ARMS if g == gen]  # arms of one generation side by side
         x = gen + 0.3 * (same.index(arm) - (len(same) - 1) / 2)
         cells, shown = [], []  # the table's cells; the Elos plotted, to place the label above
-        series = ((tc, "C0", "10+0.1, Xeon", -0.1), (AMD_TC.get(arm, []), "C2", "10+0.1, AMD AVX2", 0.0),
+        series = ((tc, "C0", "10+0.1, Xeon", -0.1),
+                  (AMD_TC.get(arm, []), "C2", "10+0.1, AMD AVX2", 0.0),
                   (nodes, "C1", "fixed nodes", 0.1))
         for names, colour, label, dx in series:
             w, d, l, elo, err = pooled(names)
