@@ -220,15 +220,14 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #        bash benchmarks/results/run-i/cpu-generation.sh 13 $N/run-i-G12.onnx 8700
 #      python benchmarks/heldout.py --nets nets/zerosum-6x64-i4.onnx $N/run-i-G12.onnx \
 #        $N/run-i-G13.onnx --records runs/sf-heldout/a runs/sf-heldout/b > $N/g13-heldout.txt
-# 18. G13's matches (section 40; runs/chain24.sh then runs/chain25.sh, one after another, alone
+# 18. G13's matches (section 40; runs/chain24.sh, chain25.sh, chain26.sh, one after another, alone
 #     on the 2-core AMD machine), and G4 against sp1v again on this machine, as a control for
 #     section 30's +123.0 measured on an Intel Xeon with AMX:
 #      bash $N/evaluate.sh G13 nodes=400 100            # resumed from last session's 42 games
 #      bash $N/evaluate.sh G13 10+0.1 200
 #      OPP=G4 bash $N/evaluate.sh G13 10+0.1 100
-#      python -m trainer match --openings ../shared/data/openings/8moves_v3.pgn --opening-offset 0 \
-#        --option1 Precision=fp32 NNThreads=1 --option2 Precision=fp32 NNThreads=1 --resume \
-#        --no-progress --concurrency 2 --weights2 nets/zerosum-6x64-sp1v.onnx \
-#        --name2 zerosum-6x64-sp1v --games 200 --tc 10+0.1 --weights1 $N/run-i-G4.onnx \
-#        --name1 run-i-G4 --pgn $N/G4-tc-again.pgn --json $N/G4-tc-again.json
+#      SUFFIX=-again bash $N/evaluate.sh G4 10+0.1 200
+#      python -m engine bench --weights nets/zerosum-6x64-sp1v.onnx --movetime 210 --nn-threads 1 \
+#        --precision fp32                                # and with nets/zerosum-6x64-i4.onnx
+#      bash $N/evaluate.sh G4 nodes=150 100
 #      bash $N/evaluate.sh G13 nodes=400 100 50

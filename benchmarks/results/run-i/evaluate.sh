@@ -6,11 +6,12 @@
 # (ARM: the X of run-i-X.onnx beside this script, e.g. G5; TC: 10+0.1 or nodes=N; OFFSET: the
 # first opening's index, 100 for openings 101-200, whose files get a -b). OPP=ARM2 plays
 # run-i-ARM2 instead of sp1v, into ARM-vs-ARM2-TAG files
-# (the head-to-head matches: OPP=G2m bash .../evaluate.sh G4 10+0.1)
+# (the head-to-head matches: OPP=G2m bash .../evaluate.sh G4 10+0.1); SUFFIX=-again appends to
+# the files' names, for a match played again (on another machine) beside the first
 cd "$(dirname "$0")/../../.."
 N=benchmarks/results/run-i
 A=${1:?arm}; TC=${2:?tc}; G=${3:-200}; OFF=${4:-0}
-tag=$(echo "$TC" | sed 's/nodes=/n/; s/10+0.1/tc/')$([ "$OFF" = 0 ] || echo -b)
+tag=$(echo "$TC" | sed 's/nodes=/n/; s/10+0.1/tc/')$([ "$OFF" = 0 ] || echo -b)${SUFFIX:-}
 W2=nets/zerosum-6x64-sp1v.onnx; NAME2=zerosum-6x64-sp1v; OUT=$A-$tag
 [ -n "${OPP:-}" ] && { W2=$N/run-i-$OPP.onnx; NAME2=run-i-$OPP; OUT=$A-vs-$OPP-$tag; }
 python -m trainer match --openings ../shared/data/openings/8moves_v3.pgn --opening-offset "$OFF" \

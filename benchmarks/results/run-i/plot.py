@@ -1,7 +1,7 @@
 """Run i's Elo against generation 0 (sp1v) by generation, from the match JSONs beside this file:
 at 10+0.1 (F's two 200-game halves pooled) and at fixed nodes, with 95% intervals. The clock's
 matches are kept apart by machine: F-G4 ran on a 2-core Intel Xeon (AVX-512, AMX), G4 again and
-G13 on a 2-core AMD EPYC with AVX2 only, where a 10+0.1 move gets about 125 nodes (section 40).
+G13 on a 2-core AMD EPYC with AVX2 only, where a 10+0.1 move gets about 240 nodes (section 40).
     python benchmarks/results/run-i/plot.py        (writes elo-by-generation.png and prints the table)"""
 from __future__ import annotations
 
