@@ -1,7 +1,9 @@
 """Run i's Elo against generation 0 (sp1v) by generation, from the match JSONs beside this file:
 at 10+0.1 (F's two 200-game halves pooled) and at fixed nodes, with 95% intervals. The clock's
 matches are kept apart by machine: F-G4 ran on a 2-core Intel Xeon (AVX-512, AMX), G4 again and
-G13 on a 2-core AMD EPYC with AVX2 only, where a 10+0.1 move gets about 240 nodes (section 40).
+G13 on a 2-core AMD EPYC with AVX2 only, where a 10+0.1 move gets about 240 nodes (section 40)
+with two games at a time and one onnxruntime thread each, about 340 with one game at a time and
+the engine's default two threads (section 41).
     python benchmarks/results/run-i/plot.py        (writes elo-by-generation.png and prints the table)"""
 from __future__ import annotations
 
@@ -35,6 +37,8 @@ ARMS = [(1, "F", 179_746, ["F-tc", "F-tc-b"], ["F-n100"]),
         (13, "G13", 1_004_236, [], ["G13-n400", "G13-n400-b"])]
 # the same kind of clock matches on the AVX2-only AMD machine
 AMD_TC = {"G4": ["G4-tc-again"], "G13": ["G13-tc"]}
+# and there one game at a time, both engines at their default options (evaluate.sh's ONE=1)
+AMD_C1 = {"G4": ["G4-tc-c1"], "G13": ["G13-tc-c1"]}
 
 
 def pooled(names: list[str]) -> tuple[int, int, int, float, float]:
@@ -54,16 +58,17 @@ def main() -> None:
     ax.axhline(0, color="grey", lw=0.8)
     ax.axhline(50, color="grey", lw=0.8, ls=":")
     print("| gen | net | positions in all | 10+0.1 vs sp1v (Xeon) | 10+0.1 vs sp1v (AMD AVX2) "
-          "| fixed nodes vs sp1v |")
-    print("|---|---|---:|---|---|---|")
+          "| 10+0.1, one game at a time, defaults (AMD) | fixed nodes vs sp1v |")
+    print("|---|---|---:|---|---|---|---|")
     labelled: set[str] = set()  # each series named once in the legend
     for gen, arm, pos, tc, nodes in ARMS:
         same = [a for g, a, *_ in ARMS if g == gen]  # arms of one generation side by side
         x = gen + 0.3 * (same.index(arm) - (len(same) - 1) / 2)
         cells, shown = [], []  # the table's cells; the Elos plotted, to place the label above
-        series = ((tc, "C0", "10+0.1, Xeon", -0.1),
-                  (AMD_TC.get(arm, []), "C2", "10+0.1, AMD AVX2", 0.0),
-                  (nodes, "C1", "fixed nodes", 0.1))
+        series = ((tc, "C0", "10+0.1, Xeon", -0.15),
+                  (AMD_TC.get(arm, []), "C2", "10+0.1, AMD AVX2", -0.05),
+                  (AMD_C1.get(arm, []), "C3", "10+0.1, AMD, 1 game at a time", 0.05),
+                  (nodes, "C1", "fixed nodes", 0.15))
         for names, colour, label, dx in series:
             w, d, l, elo, err = pooled(names)
             if w + d + l == 0:  # not matched at this control
@@ -77,7 +82,7 @@ def main() -> None:
             cells.append(f"{elo:+.1f} ± {err:.1f} ({w + d + l} g.)")
         if shown:  # an arm not yet matched at either control gets a table row only
             ax.annotate(arm, (x, max(shown) + 12), ha="center")
-        print(f"| {gen} | {arm} | {pos:,} | {cells[0]} | {cells[1]} | {cells[2]} |")
+        print(f"| {gen} | {arm} | {pos:,} | {' | '.join(cells)} |")
     ax.plot([0], [0], "ko")
     ax.annotate("sp1v", (0, 12), ha="center")
     ax.set_xticks(sorted({0, *(a[0] for a in ARMS)}))
