@@ -231,3 +231,10 @@ TRAIN="--steps 900 --batch-size 256 --lr 1e-4 --schedule constant --warmup 10 --
 #        --precision fp32                                # and with nets/zerosum-6x64-i4.onnx
 #      bash $N/evaluate.sh G4 nodes=150 100
 #      bash $N/evaluate.sh G13 nodes=400 100 50
+# 19. One game at a time, both engines at their default options (section 41; runs/chain27.sh,
+#     chain28.sh): two onnxruntime threads give a move 1.6-1.7x the nodes of one
+#      bash $N/evaluate.sh G13 nodes=400 100 50         # resumed from 80 games
+#      python -m engine bench --weights nets/zerosum-6x64-sp1v.onnx --movetime 210 --nn-threads 2 \
+#        --precision fp32                                # and --nn-threads 1; and with i4
+#      ONE=1 bash $N/evaluate.sh G13 10+0.1 200
+#      ONE=1 bash $N/evaluate.sh G4 10+0.1 200          # stopped at the session's end; resumable
