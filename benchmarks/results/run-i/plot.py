@@ -2,14 +2,16 @@
 at 10+0.1 (F's two 200-game halves pooled) and at fixed nodes, with 95% intervals. The clock's
 matches are kept apart by machine: F-G4 ran on a 2-core Intel Xeon (AVX-512, AMX), G4 again and
 G13 on a 2-core AMD EPYC with AVX2 only, where a 10+0.1 move gets about 240 nodes (section 40)
-with two games at a time and one onnxruntime thread each, about 340 with one game at a time and
+with two games at a time and one onnxruntime thread each, about 350 with one game at a time and
 the engine's default two threads (section 41).
+A match stopped before its end counts with its games so far (its .pgn.partial).
     python benchmarks/results/run-i/plot.py        (writes elo-by-generation.png and prints the table)"""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import chess.pgn
 import matplotlib
 
 matplotlib.use("Agg")
@@ -41,14 +43,29 @@ AMD_TC = {"G4": ["G4-tc-again"], "G13": ["G13-tc"]}
 AMD_C1 = {"G4": ["G4-tc-c1"], "G13": ["G13-tc-c1"]}
 
 
-def pooled(names: list[str]) -> tuple[int, int, int, float, float]:
-    """Wins, draws, losses over the matches, and the Elo with its 95% half-width."""
+def partial_score(path: Path, arm: str) -> tuple[int, int, int]:
+    """Wins, draws, losses of run-i-ARM in a stopped match's .pgn.partial."""
+    w = d = l = 0
+    with path.open() as f:
+        while (game := chess.pgn.read_game(f)) is not None:
+            result, white = game.headers["Result"], game.headers["White"] == f"run-i-{arm}"
+            d += result == "1/2-1/2"
+            w += result == ("1-0" if white else "0-1")
+            l += result == ("0-1" if white else "1-0")
+    return w, d, l
+
+
+def pooled(names: list[str], arm: str) -> tuple[int, int, int, float, float]:
+    """Wins, draws, losses over the matches (a stopped one's games so far), and the Elo with its
+    95% half-width."""
     w = d = l = 0
     for n in names:
-        if not (HERE / f"{n}.json").is_file():
-            continue
-        m = json.loads((HERE / f"{n}.json").read_text())
-        w, d, l = w + m["wins"], d + m["draws"], l + m["losses"]
+        if (HERE / f"{n}.json").is_file():
+            m = json.loads((HERE / f"{n}.json").read_text())
+            w, d, l = w + m["wins"], d + m["draws"], l + m["losses"]
+        elif (HERE / f"{n}.pgn.partial").is_file():
+            pw, pd, pl = partial_score(HERE / f"{n}.pgn.partial", arm)
+            w, d, l = w + pw, d + pd, l + pl
     est = elo_estimate(w, d, l)
     return w, d, l, est.elo, est.error
 
@@ -70,7 +87,7 @@ def main() -> None:
                   (AMD_C1.get(arm, []), "C3", "10+0.1, AMD, 1 game at a time", 0.05),
                   (nodes, "C1", "fixed nodes", 0.15))
         for names, colour, label, dx in series:
-            w, d, l, elo, err = pooled(names)
+            w, d, l, elo, err = pooled(names, arm)
             if w + d + l == 0:  # not matched at this control
                 cells.append("-")
                 continue
@@ -79,7 +96,8 @@ def main() -> None:
             ax.errorbar(x + dx, elo, yerr=err, fmt=marker, color=colour, capsize=3,
                         label=label if label not in labelled else None)
             labelled.add(label)
-            cells.append(f"{elo:+.1f} ± {err:.1f} ({w + d + l} g.)")
+            stopped = any((HERE / f"{n}.pgn.partial").is_file() for n in names)
+            cells.append(f"{elo:+.1f} ± {err:.1f} ({w + d + l} g.{', so far' if stopped else ''})")
         if shown:  # an arm not yet matched at either control gets a table row only
             ax.annotate(arm, (x, max(shown) + 12), ha="center")
         print(f"| {gen} | {arm} | {pos:,} | {' | '.join(cells)} |")
@@ -93,7 +111,8 @@ def main() -> None:
                   f"{'; '.join(added[half:])})", fontsize=8)
     ax.set_ylabel("Elo against generation 0 (sp1v)")
     ax.set_title("Run i: F at 100 nodes, later ones at 400; squares: value-only anchor")
-    ax.legend(loc="lower right")
+    ax.set_ylim(bottom=-140)  # room for the legend under the points
+    ax.legend(loc="lower right", fontsize=8, ncol=2)
     fig.tight_layout()
     fig.savefig(HERE / "elo-by-generation.png", dpi=110)
 
