@@ -55,19 +55,20 @@ def partial_score(path: Path, arm: str) -> tuple[int, int, int]:
     return w, d, l
 
 
-def pooled(names: list[str], arm: str) -> tuple[int, int, int, float, float]:
-    """Wins, draws, losses over the matches (a stopped one's games so far), and the Elo with its
-    95% half-width."""
+def pooled(names: list[str], arm: str) -> tuple[int, int, int, float, float, bool]:
+    """Wins, draws, losses over the matches (a stopped one's games so far), the Elo with its
+    95% half-width, and whether a stopped match was counted."""
     w = d = l = 0
+    stopped = False
     for n in names:
         if (HERE / f"{n}.json").is_file():
             m = json.loads((HERE / f"{n}.json").read_text())
             w, d, l = w + m["wins"], d + m["draws"], l + m["losses"]
         elif (HERE / f"{n}.pgn.partial").is_file():
             pw, pd, pl = partial_score(HERE / f"{n}.pgn.partial", arm)
-            w, d, l = w + pw, d + pd, l + pl
+            w, d, l, stopped = w + pw, d + pd, l + pl, True
     est = elo_estimate(w, d, l)
-    return w, d, l, est.elo, est.error
+    return w, d, l, est.elo, est.error, stopped
 
 
 def main() -> None:
@@ -87,7 +88,7 @@ def main() -> None:
                   (AMD_C1.get(arm, []), "C3", "10+0.1, AMD, 1 game at a time", 0.05),
                   (nodes, "C1", "fixed nodes", 0.15))
         for names, colour, label, dx in series:
-            w, d, l, elo, err = pooled(names, arm)
+            w, d, l, elo, err, stopped = pooled(names, arm)
             if w + d + l == 0:  # not matched at this control
                 cells.append("-")
                 continue
@@ -96,7 +97,6 @@ def main() -> None:
             ax.errorbar(x + dx, elo, yerr=err, fmt=marker, color=colour, capsize=3,
                         label=label if label not in labelled else None)
             labelled.add(label)
-            stopped = any((HERE / f"{n}.pgn.partial").is_file() for n in names)
             cells.append(f"{elo:+.1f} ± {err:.1f} ({w + d + l} g.{', so far' if stopped else ''})")
         if shown:  # an arm not yet matched at either control gets a table row only
             ax.annotate(arm, (x, max(shown) + 12), ha="center")
