@@ -153,6 +153,8 @@ class EngineSettings:
     multipv: int = 1
     move_overhead_ms: int = 100
     smart_pruning_factor: float = 1.33
+    spend_saved_time: float = 1.0
+    """share of the time a move saved (stopping before its target) added to the next move's"""
     temperature: float = 0.0
     syzygy_path: str = ""
     verbose_move_stats: bool = False
@@ -192,6 +194,8 @@ class Controller:
         self._stop = threading.Event()
         self._ponderhit = threading.Event()
         self._rng = np.random.default_rng()
+        # Seconds each side's last clock move stopped short of its target (see timeman).
+        self._saved = {chess.WHITE: 0.0, chess.BLACK: 0.0}
 
     # ----------------------------------------------------------------- state
 
@@ -242,6 +246,7 @@ class Controller:
         if self.search is not None:
             self.search.clear()
         self._board = chess.Board(chess960=self.settings.chess960)
+        self._saved = {chess.WHITE: 0.0, chess.BLACK: 0.0}
 
     def set_position(self, fen: str | None, moves: list[str]) -> None:
         """The game from ``fen`` (None: the start) through ``moves``; ValueError if either is bad,
@@ -367,7 +372,9 @@ class Controller:
         s = self.settings
         pondering = limits.ponder
         infinite = limits.infinite
-        clock: Budget | None = budget(limits, board.turn, board.ply(), s.move_overhead_ms)
+        saved, self._saved[board.turn] = self._saved[board.turn] * s.spend_saved_time, 0.0
+        clock: Budget | None = budget(limits, board.turn, board.ply(), s.move_overhead_ms,
+                                      saved=0.0 if limits.movetime is not None else saved)
         start = clock_start = time.monotonic()
         stop_workers = threading.Event()
         node_limit = None
@@ -405,6 +412,10 @@ class Controller:
             stop_workers.set()
             for w in workers:
                 w.join()
+        if clock is not None and limits.movetime is None and not pondering and not infinite \
+                and not self._stop.is_set():
+            # Stopped by our own limits, perhaps before the target: keep what is left of it.
+            self._saved[board.turn] = max(0.0, clock.target - (time.monotonic() - clock_start))
         self.on_info(self.info(search, time.monotonic() - start, final=True))
 
     def _limits_reached(self, search: AnySearch, limits: GoLimits, clock: Budget | None,

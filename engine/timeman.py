@@ -3,6 +3,11 @@
 The budget is two numbers: ``target``, what a move should normally take, and ``hard``, what it may
 take when the search is unsure (smart pruning stops earlier when the best move is settled). Both
 leave ``overhead`` for the GUI round trip, so the engine never loses on time.
+
+Time that smart pruning saved on the previous move can be handed to this one (``saved``, lc0's
+SpendSavedTime): otherwise it only trickles back through the clock, a share per move still to
+play. Without it, 10+0.1 games against Stockfish ended with a median 4.2 s of the 10 unspent, and
+Stockfish's with 0.4 s.
 """
 
 from __future__ import annotations
@@ -46,8 +51,11 @@ MIN_HORIZON = 15
 """The fewest moves a sudden-death clock is shared over, however long the game has gone on."""
 
 
-def budget(limits: GoLimits, white: bool, ply: int, overhead_ms: int) -> Budget | None:
-    """The thinking time for the side to move, or None when the clock sets no limit."""
+def budget(limits: GoLimits, white: bool, ply: int, overhead_ms: int,
+           saved: float = 0.0) -> Budget | None:
+    """The thinking time for the side to move, or None when the clock sets no limit. ``saved``:
+    seconds added to the clock's target (time left over from earlier moves), within the same
+    ceiling as the rest, so it never brings the flag nearer than the budget alone could."""
     overhead = overhead_ms / 1000.0
     if limits.movetime is not None:
         t = max(MIN_THINK, limits.movetime / 1000.0 - overhead)
@@ -70,6 +78,6 @@ def budget(limits: GoLimits, white: bool, ply: int, overhead_ms: int) -> Budget 
     hard = usable * 0.9 if moves == 1 else min(target * 3.0, usable * 0.3 + 0.5 * inc_s)
     ceiling = max(MIN_THINK, min(0.5 * (left - overhead), left - overhead - 0.1 * left)
                   if moves > 1 else 0.9 * (left - overhead))
-    target = max(MIN_THINK, min(target, ceiling))
+    target = max(MIN_THINK, min(target + max(0.0, saved), ceiling))
     hard = max(target, min(hard, ceiling))
     return Budget(target, hard)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
+import time
 
 import chess
 import pytest
@@ -439,6 +440,7 @@ _INC_MS = (0, 100, 1000, 10_000)
 _MTG = (None, 1, 2, 5, 40)
 _PLY = (0, 60, 300)
 _OVERHEAD = (0, 100, 1000)
+_SAVED = (0.0, 3.0)
 
 
 def test_budget_without_clock_is_none() -> None:
@@ -471,13 +473,14 @@ def test_budget_uses_the_side_to_move_clock() -> None:
 
 def test_budget_never_exceeds_time_left_minus_overhead() -> None:
     checked = 0
-    for left, inc, mtg, ply, overhead in itertools.product(_LEFT_MS, _INC_MS, _MTG, _PLY,
-                                                           _OVERHEAD):
+    for left, inc, mtg, ply, overhead, saved in itertools.product(_LEFT_MS, _INC_MS, _MTG, _PLY,
+                                                                  _OVERHEAD, _SAVED):
         for white in (True, False):
             limits = (GoLimits(wtime=left, btime=10**7, winc=inc, binc=0, movestogo=mtg) if white
                       else GoLimits(wtime=10**7, btime=left, winc=0, binc=inc, movestogo=mtg))
-            b = budget(limits, white, ply, overhead)
-            case = f"left={left} inc={inc} movestogo={mtg} ply={ply} overhead={overhead}: {b}"
+            b = budget(limits, white, ply, overhead, saved=saved)
+            case = (f"left={left} inc={inc} movestogo={mtg} ply={ply} overhead={overhead} "
+                    f"saved={saved}: {b}")
             assert b is not None, case
             usable = (left - overhead) / 1000.0
             assert MIN_THINK <= b.target <= b.hard, case
@@ -486,7 +489,53 @@ def test_budget_never_exceeds_time_left_minus_overhead() -> None:
                 # a reserve beyond the overhead is kept, whatever the increment
                 assert b.hard <= max(MIN_THINK, 0.9 * usable) + 1e-9, case
             checked += 1
-    assert checked == 2 * len(_LEFT_MS) * len(_INC_MS) * len(_MTG) * len(_PLY) * len(_OVERHEAD)
+    assert checked == (2 * len(_LEFT_MS) * len(_INC_MS) * len(_MTG) * len(_PLY) * len(_OVERHEAD)
+                       * len(_SAVED))
+
+
+def test_budget_adds_saved_time_to_the_target_only_under_the_ceiling() -> None:
+    limits = GoLimits(wtime=10_000, btime=10_000, winc=100, binc=100)
+    plain, more = budget(limits, True, 20, 100), budget(limits, True, 20, 100, saved=0.2)
+    assert plain is not None and more is not None
+    assert more.target == pytest.approx(plain.target + 0.2)
+    assert more.hard >= more.target
+    # however much was saved, the move stays under half the clock left
+    lots = budget(limits, True, 20, 100, saved=100.0)
+    assert lots is not None and lots.hard <= 0.5 * (10.0 - 0.1) + 1e-9
+    # a fixed movetime is not a clock: nothing is added
+    assert budget(GoLimits(movetime=500), True, 20, 100, saved=1.0) == Budget(0.4, 0.4)
+    assert budget(limits, True, 20, 100, saved=-1.0) == plain
+
+
+def _go_to_the_end(ctrl: Controller, limits: GoLimits) -> None:
+    """Searches until the controller's own limits stop it (wait() would stop it at once)."""
+    ctrl.go(limits)
+    deadline = time.monotonic() + 10.0
+    while ctrl.is_searching() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not ctrl.is_searching(), "the search did not stop by itself"
+    ctrl.wait()
+
+
+def test_time_saved_on_a_forced_move_goes_to_the_next_one() -> None:
+    """A move with one legal reply stops at its first visit: its unspent target is kept for the
+    side's next clock move, spent there (the store empties), and forgotten at a new game."""
+    ctrl = Controller(lambda i: None, lambda m, p: None, lambda s: None,
+                      EngineSettings(weights=str(default_net_path()), precision="fp32"))
+    clock = GoLimits(wtime=10_000, btime=10_000, winc=100, binc=100)
+    ctrl.set_position("k7/8/8/8/8/8/1r6/K7 w - - 0 1", [])  # Kxb2 is the only move
+    _go_to_the_end(ctrl, clock)
+    target = budget(clock, True, 0, EngineSettings(weights="").move_overhead_ms)
+    assert target is not None
+    assert 0.5 * target.target < ctrl._saved[chess.WHITE] <= target.target
+    assert ctrl._saved[chess.BLACK] == 0.0
+    ctrl.set_position("k7/8/8/8/8/8/1r6/K7 w - - 0 1", [])
+    _go_to_the_end(ctrl, GoLimits(movetime=50))  # a fixed movetime neither spends nor keeps it
+    assert ctrl._saved[chess.WHITE] == 0.0
+    _go_to_the_end(ctrl, clock)
+    assert ctrl._saved[chess.WHITE] > 0.0
+    ctrl.new_game()
+    assert ctrl._saved == {chess.WHITE: 0.0, chess.BLACK: 0.0}
 
 
 def test_budget_movestogo_one_spends_most_but_not_all() -> None:
