@@ -22,3 +22,7 @@ python -m trainer match --weights1 nets/zerosum-6x64-i4.onnx --name1 zerosum-6x6
   --tc 10+0.1 --games 200 --pgn runs/sf1800/sst1-vs-sst0-c1.pgn --json runs/sf1800/sst1-vs-sst0-c1.json --resume
 # How each engine spent its clock:
 python benchmarks/clock_use.py runs/sf1800/i4-vnni-c1.pgn
+# 4 as run this session (time for 200 games): two games at a time, each engine on one onnxruntime thread:
+python -m trainer match --weights1 nets/zerosum-6x64-i4.onnx --name1 zerosum-6x64-i4-sst1 --option1 NNThreads=1 \
+  --weights2 nets/zerosum-6x64-i4.onnx --name2 zerosum-6x64-i4-sst0 --option2 NNThreads=1 SpendSavedTime=0 \
+  --tc 10+0.1 --games 200 --concurrency 2 --pgn runs/sf1800/sst1-vs-sst0-c2.pgn --json runs/sf1800/sst1-vs-sst0-c2.json --resume
