@@ -372,11 +372,11 @@ class Controller:
         s = self.settings
         pondering = limits.ponder
         infinite = limits.infinite
-        # What this side's last clock move left of its target is spent now, once (a movetime
-        # search drops it: its time is fixed).
+        # What this side's last clock move left of its target is spent now, once (budget()
+        # drops it for a movetime search: its time is fixed).
         saved, self._saved[board.turn] = self._saved[board.turn] * s.spend_saved_time, 0.0
         clock: Budget | None = budget(limits, board.turn, board.ply(), s.move_overhead_ms,
-                                      saved=0.0 if limits.movetime is not None else saved)
+                                      saved=saved)
         start = clock_start = time.monotonic()
         stop_workers = threading.Event()
         node_limit = None
