@@ -5,7 +5,7 @@
 For each engine (by name): the moves timed, the seconds a move took (quantiles 10/25/50/75/90%
 and the mean; the clock's drop plus the increment, so the GUI's lag is in it), the share of
 moves under 0.12 s, and its clock at the end of the game (median). The base and increment come
-from the ``TimeControl`` header. A ``.pgn.partial`` of a stopped match reads the same way.
+from the ``TimeControl`` header, read by the match runner's own parser. A ``.pgn.partial`` of a stopped match reads the same way.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ import chess
 import chess.pgn
 import numpy as np
 
+from trainer.match import TimeControl
+
 
 def clock_use(paths: list[str]) -> dict[str, dict[str, object]]:
     spent: dict[str, list[float]] = defaultdict(list)
@@ -25,13 +27,16 @@ def clock_use(paths: list[str]) -> dict[str, dict[str, object]]:
     for path in paths:
         with open(path, encoding="utf-8") as f:
             while (game := chess.pgn.read_game(f)) is not None:
-                tc = game.headers.get("TimeControl", "")
-                if "+" not in tc:
-                    continue  # not a clock game
-                base, inc = (float(x) for x in tc.split("+"))
+                try:
+                    tc = TimeControl.parse(game.headers.get("TimeControl", ""))
+                except ValueError:
+                    continue  # no time control the match runner writes
+                if tc.base is None:
+                    continue  # nodes a move: no clock
+                base, inc = tc.base, tc.increment
                 names = {chess.WHITE: game.headers["White"], chess.BLACK: game.headers["Black"]}
                 last = {chess.WHITE: base, chess.BLACK: base}
-                node = game
+                node: chess.pgn.GameNode = game
                 while node.variations:
                     nxt = node.variations[0]
                     side = node.turn()
