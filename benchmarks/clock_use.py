@@ -5,7 +5,8 @@
 For each engine (by name): the moves timed, the seconds a move took (quantiles 10/25/50/75/90%
 and the mean; the clock's drop plus the increment, so the GUI's lag is in it), the share of
 moves under 0.12 s, and its clock at the end of the game (median). The base and increment come
-from the ``TimeControl`` header, read by the match runner's own parser. A ``.pgn.partial`` of a stopped match reads the same way.
+from the ``TimeControl`` header, read by the match runner's own parser. A ``.pgn.partial`` of a
+stopped match reads the same way.
 """
 
 from __future__ import annotations
