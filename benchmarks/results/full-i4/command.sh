@@ -27,3 +27,19 @@ python -m trainer match --openings ../shared/data/openings/8moves_v3.pgn \
   --weights2 nets/zerosum-6x64-i4.onnx --name2 zerosum-6x64-i4 --option2 NNThreads=1 \
   --tc 10+0.1 --games 100 --concurrency 2 --pgn $N/iF-vs-i4.pgn --json $N/iF-vs-i4.json \
   --resume --no-progress
+# 5. Issue 11's match, as ../sf1800/command.sh step 2 with iF (one game at a time, the defaults):
+python -m trainer match --weights1 $N/iF.onnx --name1 full-i4-iF --stockfish-elo 1800 \
+  --tc 10+0.1 --games 100 --pgn $N/iF-vs-sf1800.pgn --json $N/iF-vs-sf1800.json --resume --no-progress
+# 6. Aside, stopped after 37 games (the PGN kept as iF-pt1.0-vs-iF-37-games.pgn): a sharper prior at
+#    search time, PolicyTemperature 1.0 against the default 1.359, as step 4:
+python -m trainer match --openings ../shared/data/openings/8moves_v3.pgn \
+  --weights1 $N/iF.onnx --name1 full-i4-iF-pt1.0 --option1 NNThreads=1 PolicyTemperature=1.0 \
+  --weights2 $N/iF.onnx --name2 full-i4-iF --option2 NNThreads=1 \
+  --tc 10+0.1 --games 100 --concurrency 2 --pgn $N/iF-pt1-vs-iF.pgn --json $N/iF-pt1-vs-iF.json \
+  --resume --no-progress
+# 7. Step 4 on openings 51-100:
+python -m trainer match --openings ../shared/data/openings/8moves_v3.pgn --opening-offset 50 \
+  --weights1 $N/iF.onnx --name1 full-i4-iF --option1 NNThreads=1 \
+  --weights2 nets/zerosum-6x64-i4.onnx --name2 zerosum-6x64-i4 --option2 NNThreads=1 \
+  --tc 10+0.1 --games 100 --concurrency 2 --pgn $N/iF-vs-i4-b.pgn --json $N/iF-vs-i4-b.json \
+  --resume --no-progress
