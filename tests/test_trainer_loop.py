@@ -595,3 +595,36 @@ def test_loop_plays_its_generations_in_int8(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="MuZero"):
         loop_config(build_parser().parse_args(["loop", "--dir", str(tmp_path / "m"),
                                                "--mode", "muzero", "--precision", "int8"]))
+
+
+def test_bf16_training_runs_the_forward_in_bfloat16_and_keeps_fp32_weights(
+        tmp_path: Path) -> None:
+    """``precision="bf16"``: the loss is computed from a bfloat16 forward pass (it differs from
+    fp32's in the low bits, not more), the weights and the optimizer state stay float32, training
+    moves the net, and an unknown precision is refused before a step is taken."""
+    write_games(tmp_path / "games", [8, 8])
+    w = ReplayWindow([tmp_path / "games"], window=100)
+    w.refresh()
+    batch = w.sample(16, np.random.default_rng(0))
+    losses = {}
+    for p in ("fp32", "bf16"):
+        torch.manual_seed(0)
+        t = Trainer.create("tiny", TrainConfig(batch_size=16, threads=1, precision=p),
+                           tmp_path / p)
+        with t.autocast():
+            losses[p] = t.loss(batch)[0].item()
+    assert losses["bf16"] != losses["fp32"]
+    assert losses["bf16"] == pytest.approx(losses["fp32"], rel=0.02)
+    t = Trainer.create("tiny", TrainConfig(batch_size=16, warmup=1, threads=1, lr=1e-2,
+                                           precision="bf16"), tmp_path / "run")
+    before = {n: p.detach().clone() for n, p in t.model.named_parameters()}
+    m = t.train(w, 3, progress=False)
+    assert np.isfinite(m["loss"])
+    assert all(p.dtype == torch.float32 for p in t.model.parameters())
+    assert any(not torch.equal(before[n], p.detach()) for n, p in t.model.named_parameters())
+    assert all(v.dtype == torch.float32 for s in t.optimizer.state.values()
+               for v in s.values() if torch.is_tensor(v) and v.is_floating_point())
+    bad = Trainer.create("tiny", TrainConfig(precision="fp8"), tmp_path / "bad")
+    with pytest.raises(ValueError, match="unknown training precision"):
+        bad.train(w, 1, progress=False)
+    assert bad.step == 0
