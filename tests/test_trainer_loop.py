@@ -251,6 +251,47 @@ def test_sf_games_label_every_position(tmp_path: Path, shared_data: Path) -> Non
     assert "(test)" in meta["training"] and meta["init"] == "tiny" and meta["steps"] == "2"
 
 
+def test_the_pipe_analyser_agrees_with_python_chess(shared_data: Path) -> None:
+    """trainer.sfuci reads Stockfish's MultiPV lines itself (for speed); on the same positions in
+    the same order at a node limit it gives python-chess's moves, scores (mates as 10000 minus
+    the distance) and WDL; a finished game gives None; a dead engine is an error, not a hang."""
+    import chess.engine
+    from trainer.match import stockfish_path
+    from trainer.sflabel import positions_from_pgn
+    from trainer.sfuci import StockfishAnalyser
+
+    sf = stockfish_path()
+    if sf is None:
+        pytest.skip("Stockfish is not installed")
+    boards = positions_from_pgn([str(shared_data / "pgn" / "python-chess_kasparov-deep-blue-1997.pgn")],
+                                6, seed=1, min_ply=10)
+    boards += [chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"),  # mate in 1
+               chess.Board("7k/8/8/8/8/8/1r6/K7 w - - 0 1")]  # one legal move
+    ref = chess.engine.SimpleEngine.popen_uci(sf)
+    try:
+        ref.configure({"UCI_ShowWDL": True, "Threads": 1, "Hash": 16})
+        expected = []
+        for b in boards:
+            infos = ref.analyse(b, chess.engine.Limit(nodes=1500), multipv=4)
+            expected.append(([i["pv"][0] for i in infos],
+                             [float(i["score"].relative.score(mate_score=10_000)) for i in infos],
+                             [x / 1000 for x in infos[0]["wdl"].relative]))
+    finally:
+        ref.quit()
+    with StockfishAnalyser(sf) as a:
+        got = [a.analyse(b, 4, nodes=1500) for b in boards]
+        assert a.analyse(chess.Board("R5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1"), 4, nodes=100) is None
+    assert got == expected
+    assert got[-2] is not None and got[-2][1][0] == 9999.0 and got[-2][2] == [1.0, 0.0, 0.0]
+    assert got[-1] is not None and len(got[-1][0]) == 1
+    a = StockfishAnalyser(sf)
+    a.proc.kill()
+    a.proc.wait()
+    with pytest.raises(RuntimeError, match="Stockfish exited"):
+        a.analyse(chess.Board(), 2, nodes=100)
+    a.close()
+
+
 @pytest.mark.parametrize("eval_previous", [True, False])
 def test_evaluation_opponents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                               eval_previous: bool) -> None:
