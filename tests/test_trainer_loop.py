@@ -263,8 +263,8 @@ def test_the_pipe_analyser_agrees_with_python_chess(shared_data: Path) -> None:
     sf = stockfish_path()
     if sf is None:
         pytest.skip("Stockfish is not installed")
-    boards = positions_from_pgn([str(shared_data / "pgn" / "python-chess_kasparov-deep-blue-1997.pgn")],
-                                6, seed=1, min_ply=10)
+    games = shared_data / "pgn" / "python-chess_kasparov-deep-blue-1997.pgn"
+    boards = positions_from_pgn([str(games)], 6, seed=1, min_ply=10)
     boards += [chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"),  # mate in 1
                chess.Board("7k/8/8/8/8/8/1r6/K7 w - - 0 1")]  # one legal move
     ref = chess.engine.SimpleEngine.popen_uci(sf)

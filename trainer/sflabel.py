@@ -193,7 +193,7 @@ def over(board: chess.Board) -> bool:
 
 def label(boards: Iterable[chess.Board], stockfish: str, depth: int | None = 10,
           nodes: int | None = None, multipv: int = 8, temperature_cp: float = 100.0,
-          threads: int = 1, hash_mb: int = 16, progress: bool = True) -> Iterator[tuple[chess.Board, list[int], list[float], list[float], int]]:
+          threads: int = 1, hash_mb: int = 16, progress: bool = True) -> Iterator[Label]:
     """Labels of the boards, one tuple per position Stockfish could analyse."""
     engine = StockfishAnalyser(stockfish, threads=threads, hash_mb=hash_mb)
     try:
