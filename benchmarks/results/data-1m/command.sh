@@ -28,3 +28,6 @@ python -m trainer quantize $N/iG.onnx --out $N/iG-int8.onnx \
 PYTHONPATH=. python benchmarks/heldout.py --nets nets/zerosum-6x64-i4.onnx \
   benchmarks/results/full-i4/iF.onnx $N/iG.onnx ../shared/data/lc0/maia-1900.onnx \
   --records runs/sf-heldout/a runs/sf-heldout/b | tee $N/heldout.txt
+# 4. Issue 11's match, as ../sf1800/command.sh step 2 with iG (one game at a time, the defaults):
+python -m trainer match --weights1 $N/iG.onnx --name1 data-1m-iG --stockfish-elo 1800 \
+  --tc 10+0.1 --games 100 --pgn $N/iG-vs-sf1800.pgn --json $N/iG-vs-sf1800.json --resume --no-progress
