@@ -2,8 +2,9 @@
 
     PYTHONPATH=. python benchmarks/label_speed.py --nodes 2000 8000 --positions 200
 
-The same positions (random plies of the packaged openings' games, with history) analysed at
-MultiPV 5 by one Stockfish thread each way, the two ways taking turns per node count. Prints
+The same positions (the last positions of random lines of the packaged opening book, with
+their history) analysed at MultiPV 5 by one Stockfish thread each way, the two ways taking turns
+per node count. Prints
 wall milliseconds a position and the Python process's own CPU milliseconds a position (the
 parsing that shares the cores with Stockfish), and whether both ways found the same moves.
 """

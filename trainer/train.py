@@ -179,6 +179,9 @@ class BaseTrainer(Generic[M, S], ABC):
 
     def __init__(self, model: M, cfg: TrainConfig, out_dir: str | Path,
                  state: dict[str, Any] | None = None) -> None:
+        if cfg.precision not in PRECISIONS:
+            raise ValueError(f"unknown training precision {cfg.precision!r}; expected one of "
+                             f"{', '.join(PRECISIONS)}")
         self.cfg = cfg
         self.out_dir = Path(out_dir)
         self.ckpt_dir = self.out_dir / "checkpoints"
@@ -305,9 +308,6 @@ class BaseTrainer(Generic[M, S], ABC):
 
     def autocast(self) -> torch.autocast:
         """The forward pass's precision context (:attr:`TrainConfig.precision`)."""
-        if self.cfg.precision not in PRECISIONS:
-            raise ValueError(f"unknown training precision {self.cfg.precision!r}; expected one "
-                             f"of {', '.join(PRECISIONS)}")
         return torch.autocast(self.device.type, dtype=torch.bfloat16,
                               enabled=self.cfg.precision == "bf16")
 
