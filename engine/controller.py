@@ -151,7 +151,7 @@ class EngineSettings:
     onnx_threads: int = 2
     threads: int = 2
     multipv: int = 1
-    move_overhead_ms: int = 100
+    move_overhead_ms: int = 30
     smart_pruning_factor: float = 1.33
     spend_saved_time: float = 1.0
     """share of the time a move saved (stopping before its target) added to the next move's"""

@@ -65,6 +65,7 @@ class UciOption:
 
 
 _P = SearchParams()
+_S = EngineSettings(weights="")
 
 OPTIONS: tuple[UciOption, ...] = (
     UciOption("WeightsFile", "string", "<default>"),
@@ -100,7 +101,7 @@ OPTIONS: tuple[UciOption, ...] = (
     UciOption("UCI_AnalyseMode", "check", False),
     UciOption("UCI_Chess960", "check", False),
     UciOption("VerboseMoveStats", "check", False),
-    UciOption("MoveOverhead", "spin", 100, 0, 100_000),
+    UciOption("MoveOverhead", "spin", _S.move_overhead_ms, 0, 100_000),
     UciOption("SyzygyPath", "string", "<empty>"),
     UciOption("OwnBook", "check", False),
     UciOption("BookFile", "string", "<empty>"),

@@ -570,24 +570,28 @@ def test_budget_increment_is_spent() -> None:
     assert inc.target > no_inc.target + 1.0
 
 
-@pytest.mark.parametrize("base_ms,inc_ms,moves,lag,hard_every", [
-    (2_000, 0, 30, 0.010, 4),
-    (60_000, 0, 60, 0.020, 4),
-    (120_000, 0, 60, 0.020, 4),
-    (120_000, 0, 60, 0.010, 1),
-    (1_000, 100, 120, 0.050, 1),
-    (10_000, 100, 120, 0.050, 1),
+@pytest.mark.parametrize("base_ms,inc_ms,moves,lag,hard_every,overhead_ms", [
+    (2_000, 0, 30, 0.010, 4, 100),
+    (60_000, 0, 60, 0.020, 4, 100),
+    (120_000, 0, 60, 0.020, 4, 100),
+    (120_000, 0, 60, 0.010, 1, 100),
+    (1_000, 100, 120, 0.050, 1, 100),
+    (10_000, 100, 120, 0.050, 1, 100),
+    # The default overhead, with a round trip near it (our match runner's is under 10 ms).
+    (10_000, 100, 150, 0.025, 1, None),
+    (1_000, 100, 150, 0.025, 1, None),
+    (3_000, 0, 60, 0.020, 4, None),
 ])
 def test_budget_survives_a_long_game(base_ms: int, inc_ms: int, moves: int, lag: float,
-                                     hard_every: int) -> None:
+                                     hard_every: int, overhead_ms: int | None) -> None:
     """A simulated game: the engine spends its hard limit every ``hard_every`` moves and its
     target otherwise, and each move loses ``lag`` seconds more (the GUI round trip, below the
-    100 ms MoveOverhead). The clock must last ``moves`` moves without flagging."""
-    overhead_ms = 100
+    MoveOverhead; None: the default). The clock must last ``moves`` moves without flagging."""
+    overhead = EngineSettings(weights="").move_overhead_ms if overhead_ms is None else overhead_ms
     left = base_ms / 1000.0
     for move in range(moves):
         b = budget(GoLimits(wtime=int(left * 1000), btime=base_ms, winc=inc_ms, binc=inc_ms),
-                   True, 2 * move, overhead_ms)
+                   True, 2 * move, overhead)
         assert b is not None
         left -= (b.hard if move % hard_every == 0 else b.target) + lag
         assert left > 0, f"flagged on move {move + 1} with {base_ms}+{inc_ms}"
