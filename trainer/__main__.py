@@ -7,6 +7,7 @@ Commands:
   quantize    an int8 copy of a net (static QDQ, calibrated on real positions)
   average     the mean of several nets of one run (weight averaging, as lc0 and KataGo ship)
   selfplay, train, loop, endgames, sf-label, sf-games
+  sf-campaign Stockfish-labelled games at volume, several workers, resumable
               self-play records, training on them, the whole loop (trainer/cli_rl.py)
   book        an opening book learned by searching self-play openings (Polyglot .bin)
   muzero-train, muzero-export
@@ -86,6 +87,10 @@ def add_rl(sub: argparse._SubParsersAction) -> None:
     importlib.import_module("trainer.cli_rl").add_subcommands(sub)
 
 
+def add_campaign(sub: argparse._SubParsersAction) -> None:
+    importlib.import_module("trainer.campaign").add_parser(sub)
+
+
 def add_muzero(sub: argparse._SubParsersAction) -> None:
     importlib.import_module("trainer.muzero.cli").add_subcommands(sub)
 
@@ -102,8 +107,8 @@ def _passthrough(name: str, text: str) -> Callable[[argparse._SubParsersAction],
 
 
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
-    add_pgn_data, add_pgn_train, add_export, add_quantize, add_average, add_rl, add_book,
-    add_muzero,
+    add_pgn_data, add_pgn_train, add_export, add_quantize, add_average, add_rl, add_campaign,
+    add_book, add_muzero,
     _passthrough("match", "engine against engine, with Elo"),
     _passthrough("ladder", "the engine against a ladder"),
 ]

@@ -114,8 +114,9 @@ def play_and_label(stockfish: str, starts: Sequence[chess.Board], nodes: int = 8
                    play_temperature_cp: float = 40.0, random_move_p: float = 0.03,
                    max_plies: int = 220, adjudicate_cp: float = 700.0, adjudicate_plies: int = 6,
                    label_opening: bool = True, fen_only_p: float = 0.1,
-                   seed: int = 0, threads: int = 1, hash_mb: int = 16,
-                   progress: bool = True) -> Iterator[Label]:
+                   seed: int | str = 0, threads: int = 1, hash_mb: int = 16,
+                   progress: bool = True, engine: StockfishAnalyser | None = None
+                   ) -> Iterator[Label]:
     """Games played from ``starts`` with every position labelled (the policy and WDL targets
     of :func:`label_position`).
 
@@ -131,17 +132,22 @@ def play_and_label(stockfish: str, starts: Sequence[chess.Board], nodes: int = 8
     The net must also judge positions whose history it cannot see: ``label_opening`` labels
     the book line's own positions too (from the start position, with its empty history), and
     a share ``fen_only_p`` of positions is stored without its move stack, the way a GUI's
-    ``position fen`` arrives (lc0's fen-only history)."""
+    ``position fen`` arrives (lc0's fen-only history).
+
+    ``engine`` reuses a running Stockfish (left open); else one is started and closed here."""
     rng = random.Random(seed)
 
     def one(board: chess.Board, res: Analysis) -> Label:
         moves, cps, wdl = res
         idx = [contract.move_index(board, m) for m in moves]
-        stored = chess.Board(board.fen()) if rng.random() < fen_only_p else board.copy()
+        stored = chess.Board(board.fen(), chess960=board.chess960) \
+            if rng.random() < fen_only_p else board.copy()
         return (stored, idx, softmax_cp(cps, temperature_cp).tolist(), wdl,
                 _engine_int(moves[0]))
 
-    engine = StockfishAnalyser(stockfish, threads=threads, hash_mb=hash_mb)
+    own = engine is None
+    if engine is None:
+        engine = StockfishAnalyser(stockfish, threads=threads, hash_mb=hash_mb)
     bar = None
     if progress:
         from tqdm import tqdm
@@ -179,7 +185,8 @@ def play_and_label(stockfish: str, starts: Sequence[chess.Board], nodes: int = 8
     finally:
         if bar is not None:
             bar.close()
-        engine.close()
+        if own:
+            engine.close()
 
 
 def over(board: chess.Board) -> bool:

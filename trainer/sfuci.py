@@ -33,6 +33,7 @@ class StockfishAnalyser:
         self.proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True, bufsize=1)
         self._multipv = 0
+        self._chess960 = False
         self._send("uci")
         self._read_until("uciok")
         for name, value in (("UCI_ShowWDL", "true"), ("Threads", threads), ("Hash", hash_mb)):
@@ -58,10 +59,21 @@ class StockfishAnalyser:
                 return lines
         raise RuntimeError(f"Stockfish exited (code {self.proc.wait()}) before {prefix!r}")
 
+    def new_game(self) -> None:
+        """``ucinewgame``: Stockfish forgets its hash, so what follows depends only on what it
+        is sent (a campaign's batch then follows from its seed alone)."""
+        self._send("ucinewgame")
+        self._send("isready")
+        self._read_until("readyok")
+
     def analyse(self, board: chess.Board, multipv: int, nodes: int | None = None,
                 depth: int | None = None) -> Analysis | None:
         """The top ``multipv`` moves of ``board`` (its move stack sent, so Stockfish sees the
-        repetitions), or None when Stockfish gives no move (a finished game)."""
+        repetitions), or None when Stockfish gives no move (a finished game). A Chess960 board
+        switches ``UCI_Chess960`` on (castling is then the king taking its own rook)."""
+        if board.chess960 != self._chess960:
+            self._send(f"setoption name UCI_Chess960 value {str(board.chess960).lower()}")
+            self._chess960 = board.chess960
         if multipv != self._multipv:
             self._send(f"setoption name MultiPV value {multipv}")
             self._multipv = multipv
