@@ -13,6 +13,7 @@ Commands:
   muzero-train, muzero-export
               the MuZero mode: unrolled training on records, two-graph export
   match       engine against engine: Elo with its 95% interval, SPRT
+  tune        SPSA over the search's UCI options by game pairs at a clock
   ladder      the engine against sunfish, Stockfish at several UCI_Elo, maia-1900
 
 Each command is a module-level ``add_*`` function registering a subparser whose ``func`` takes the
@@ -91,6 +92,10 @@ def add_campaign(sub: argparse._SubParsersAction) -> None:
     importlib.import_module("trainer.campaign").add_parser(sub)
 
 
+def add_tune(sub: argparse._SubParsersAction) -> None:
+    importlib.import_module("trainer.tune").add_parser(sub)
+
+
 def add_muzero(sub: argparse._SubParsersAction) -> None:
     importlib.import_module("trainer.muzero.cli").add_subcommands(sub)
 
@@ -108,7 +113,7 @@ def _passthrough(name: str, text: str) -> Callable[[argparse._SubParsersAction],
 
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     add_pgn_data, add_pgn_train, add_export, add_quantize, add_average, add_rl, add_campaign,
-    add_book, add_muzero,
+    add_book, add_tune, add_muzero,
     _passthrough("match", "engine against engine, with Elo"),
     _passthrough("ladder", "the engine against a ladder"),
 ]

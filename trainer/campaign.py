@@ -213,9 +213,12 @@ def _recover(root: Path) -> int:
 
 def run(root: str | Path, cfg: CampaignConfig, stockfish: str, workers: int = 2,
         batches: int | None = None, minutes: float | None = None, report_s: float = 60.0,
-        log: Any = print) -> dict[str, Any]:
+        log: Any = None) -> dict[str, Any]:
     """Labels batches 0.. (up to ``batches``, or until ``minutes`` have passed: no batch starts
     after that) with ``workers`` processes; returns :func:`summary`."""
+    if log is None:
+        def log(line: str) -> None:
+            print(line, flush=True)
     base = Path(root)
     for sub in ("data", "claims", "done"):
         (base / sub).mkdir(parents=True, exist_ok=True)
