@@ -93,10 +93,10 @@ def test_train_from_records_and_exact_resume(tmp_path: Path) -> None:
     assert resumed.model.cfg == get_config("tiny")
 
 
-LOOP_ARGS = ["--init", "tiny", "--generations", "1", "--games", "6", "--parallel", "2",
-             "--minibatch", "4", "--full-visits", "32", "--fast-visits", "8", "--max-plies", "60",
-             "--steps", "4", "--batch-size", "32", "--warmup", "2", "--threads", "1",
-             "--train-threads", "1", "--eval-games", "2", "--eval-nodes", "8"]
+LOOP_ARGS = ["--recipe", "none", "--init", "tiny", "--generations", "1", "--games", "6",
+             "--parallel", "2", "--minibatch", "4", "--full-visits", "32", "--fast-visits", "8",
+             "--max-plies", "60", "--steps", "4", "--batch-size", "32", "--warmup", "2",
+             "--threads", "1", "--train-threads", "1", "--eval-games", "2", "--eval-nodes", "8"]
 
 
 def loop_cmd(run: Path) -> list[str]:

@@ -92,6 +92,10 @@ def add_campaign(sub: argparse._SubParsersAction) -> None:
     importlib.import_module("trainer.campaign").add_parser(sub)
 
 
+def add_distill(sub: argparse._SubParsersAction) -> None:
+    importlib.import_module("trainer.distill").add_parser(sub)
+
+
 def add_tune(sub: argparse._SubParsersAction) -> None:
     importlib.import_module("trainer.tune").add_parser(sub)
 
@@ -113,7 +117,7 @@ def _passthrough(name: str, text: str) -> Callable[[argparse._SubParsersAction],
 
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     add_pgn_data, add_pgn_train, add_export, add_quantize, add_average, add_rl, add_campaign,
-    add_book, add_tune, add_muzero,
+    add_distill, add_book, add_tune, add_muzero,
     _passthrough("match", "engine against engine, with Elo"),
     _passthrough("ladder", "the engine against a ladder"),
 ]
@@ -134,6 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         module, entry = PASSTHROUGH[argv[0]]
         return int(getattr(importlib.import_module(module), entry)(argv[1:]))
     args = build_parser().parse_args(argv)
+    args._argv = argv[1:]  # the command's own arguments (a recipe yields to those given)
     result = args.func(args)
     return result if isinstance(result, int) else 0
 

@@ -302,11 +302,30 @@ def loop_config(a: argparse.Namespace) -> LoopConfig:
 
 
 def _loop(a: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from trainer import recipe
     from trainer.loop import Loop
 
+    used: dict[str, Any] = {}
+    if a.recipe is None:  # the measured self-play recipe; MuZero has none yet
+        a.recipe = recipe.DEFAULT_LOOP_RECIPE if a.mode == "alphazero" else "none"
+    if a.recipe != "none":
+        found = recipe.load(a.recipe)
+        if "loop" not in found:
+            raise SystemExit(f"recipe {a.recipe} has no [loop] table (it is for another "
+                             "command)")
+        table = found["loop"]
+        used = recipe.apply(a._parser, a, table, getattr(a, "_argv", sys.argv[2:]))
+    elif a.init == "bundled":
+        a.init = recipe.resolve_init(a.init)
     cfg = loop_config(a)
+    if a.show_config:
+        print(json.dumps({"recipe": a.recipe, "from_recipe": sorted(used), **asdict(cfg)},
+                         indent=1))
+        return 0
     if a.ray is None:
-        return Loop(cfg).run_loop()
+        return Loop(cfg, change_config=a.change_config).run_loop()
     try:
         from trainer.dist.driver import DistConfig, run
     except ModuleNotFoundError as exc:
@@ -396,10 +415,26 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_train)
 
     p = sub.add_parser("loop", formatter_class=fmt,
-                       help="self-play -> train -> export -> evaluate, repeated; resumable")
+                       usage="%(prog)s --dir DIR [--recipe NAME] [--generations N] [flags]",
+                       help="self-play -> train -> export -> evaluate, repeated; resumable",
+                       description="AlphaZero's loop, generation after generation, resumable "
+                                   "(the same command goes on). The settings are a recipe's "
+                                   "(trainer/recipes/NAME.toml: gumbel by default, from the "
+                                   "bundled net) with any flag given here on top; DIR/config."
+                                   "json records them, and a resumed run refuses other settings "
+                                   "unless --change-config. The flags' defaults below are "
+                                   "those without a recipe (--recipe none).")
     p.add_argument("--dir", required=True, help="run directory")
+    p.add_argument("--recipe", default=None,
+                   help="packaged recipe (gumbel, puct) or a .toml path; none: the bare "
+                        "defaults (default: gumbel, and none with --mode muzero)")
+    p.add_argument("--change-config", action="store_true",
+                   help="resume a run with settings other than those it started with")
+    p.add_argument("--show-config", action="store_true",
+                   help="print the resolved settings and stop")
     p.add_argument("--init", default="tiny",
-                   help="preset name, checkpoint .pt, or an ONNX net this trainer exported")
+                   help="preset name, checkpoint .pt, an ONNX net this trainer exported, or "
+                        "bundled (the engine's net)")
     p.add_argument("--mode", choices=("alphazero", "muzero"), default="alphazero",
                    help="muzero: a MuZero model searched in latent space (trainer/muzero)")
     p.add_argument("--generations", type=int, default=0, help="stop after this many (0: never)")
@@ -437,7 +472,7 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
                    help="GPU share per self-play actor (>0: onnxruntime on CUDA)")
     _add_selfplay_args(p)
     _add_train_args(p, "training steps per generation")
-    p.set_defaults(func=_loop)
+    p.set_defaults(func=_loop, _parser=p)
 
     p = sub.add_parser("endgames", formatter_class=fmt,
                        help="random KQvK / KRvK placements as start positions (a curriculum)")

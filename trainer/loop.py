@@ -134,8 +134,11 @@ class StopFlag:
 
 
 class Loop:
-    def __init__(self, cfg: LoopConfig) -> None:
+    def __init__(self, cfg: LoopConfig, change_config: bool = True) -> None:
+        """``change_config`` False: a resumed run whose config.json differs from ``cfg`` stops
+        (the command line's ``loop``); True: ``cfg`` runs from here on, the old one kept."""
         self.cfg = cfg
+        self.change_config = change_config
         self.run = Path(cfg.run_dir)
         self.games_dir = self.run / "games"
         self.nets = self.run / "nets"
@@ -238,7 +241,14 @@ class Loop:
         cfg_path = self.run / "config.json"
         if self.state_path.exists():
             self.state = json.loads(self.state_path.read_text())
-            if cfg_path.exists() and json.loads(cfg_path.read_text()) != json.loads(cfg_data):
+            old = json.loads(cfg_path.read_text()) if cfg_path.exists() else None
+            if old is not None and old != json.loads(cfg_data):
+                if not self.change_config:
+                    new = json.loads(cfg_data)
+                    diff = {k: (old.get(k), v) for k, v in new.items() if old.get(k) != v}
+                    raise SystemExit(f"{self.run} was started with other settings (old, new): "
+                                     f"{diff}; resume with the same ones, or pass "
+                                     "--change-config")
                 # Resumed with other settings: config.json says what runs from here on, and
                 # the one it replaces is kept under the generation it stopped at.
                 gen = self.state["generation"]
