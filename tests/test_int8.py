@@ -20,6 +20,9 @@ from trainer.__main__ import main as trainer_main
 from trainer.books import DEFAULT_OPENINGS
 from trainer.quantize import sample_positions
 
+SEED = Path(__file__).resolve().parent / "data" / "zerosum-seed.onnx"
+"""a second net of the contract (a 6x64 trained before the bundled one), for nets that change"""
+
 SHIPPED_INT8 = int8_path(default_net_path())
 
 
@@ -171,7 +174,7 @@ def test_a_stale_int8_sibling_is_not_used(bundled_net: Path, tmp_path: Path,
     shutil.copy(bundled_net, net)
     shutil.copy(int8_path(bundled_net), int8_path(net))
     assert OnnxEvaluator(str(net), precision="auto").loaded == str(int8_path(net))
-    shutil.copy(bundled_net.parent / "zerosum-seed.onnx", net)  # "retrained"
+    shutil.copy(SEED, net)  # "retrained"
     ev = OnnxEvaluator(str(net), precision="auto")
     assert ev.loaded == str(net) and ev.precision == "fp32"
     with pytest.raises(NetError, match="another version"):
@@ -203,7 +206,7 @@ def test_selfplay_in_int8_quantizes_the_net_beside_it_once(bundled_net: Path,
     assert len(records.list_records(tmp_path / "g")) == 2
     assert made.stat().st_mtime_ns == stamp  # the fresh sibling was played, not remade
 
-    shutil.copy(bundled_net.parent / "zerosum-seed.onnx", net)  # the next generation's net
+    shutil.copy(SEED, net)  # the next generation's net
     ensure_int8(net, positions=64)
     meta = {p.key: p.value for p in onnx.load(str(made)).metadata_props}
     assert meta["source_sha256"] == evaluator.file_sha256(net)

@@ -300,12 +300,12 @@ def test_pgn_train_command(tmp_path: Path) -> None:
     assert read_metadata(tmp_path / "again.onnx")["steps"] == "4"
 
 
-SEED_NET = Path(__file__).resolve().parents[1] / "nets" / "zerosum-seed.onnx"
+SEED_NET = Path(__file__).resolve().parent / "data" / "zerosum-seed.onnx"
 
 
 def test_bundled_seed_net_is_sane() -> None:
     if not SEED_NET.exists():
-        pytest.skip("nets/zerosum-seed.onnx not built")
+        pytest.skip("tests/data/zerosum-seed.onnx not there")
     sess = ort.InferenceSession(str(SEED_NET), providers=["CPUExecutionProvider"])
     assert sess.get_inputs()[0].name == contract.INPUT_NAME
     names = [o.name for o in sess.get_outputs()]

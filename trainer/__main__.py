@@ -1,25 +1,27 @@
-"""``python -m trainer <command> ...`` (also installed as ``zerosum-train``).
+"""Zerosum's trainer (``zerosum-train``, or ``python -m trainer``): make nets for the engine,
+measure them, ship them.
 
-Commands:
-  pgn-data    parse PGN files into a training .npz
-  pgn-train   supervised training on PGN games, exporting an ONNX net
-  export      export a checkpoint to an ONNX net
-  quantize    an int8 copy of a net (static QDQ, calibrated on real positions)
-  average     the mean of several nets of one run (weight averaging, as lc0 and KataGo ship)
-  selfplay, train, loop, endgames, sf-label, sf-games
-  sf-campaign Stockfish-labelled games at volume, several workers, resumable
-              self-play records, training on them, the whole loop (trainer/cli_rl.py)
-  book        an opening book learned by searching self-play openings (Polyglot .bin)
-  muzero-train, muzero-export
-              the MuZero mode: unrolled training on records, two-graph export
-  match       engine against engine: Elo with its 95% interval, SPRT
-  tune        SPSA over the search's UCI options by game pairs at a clock
-  ladder      the engine against sunfish, Stockfish at several UCI_Elo, maia-1900
+Make a net
+  distill      from Stockfish's labels alone: label, train, export, quantize; resumable
+  loop         AlphaZero self-play from the bundled net by a recipe (trainer/recipes/); resumable
+  sf-campaign  Stockfish-labelled games at volume, in the background; resumable
+  train        train on records directories, export to ONNX
+Measure it
+  match        engine against engine at a clock: Elo with its 95% interval, SPRT
+  ladder       the engine against sunfish, Stockfish at several UCI_Elo, maia-1900
+  tune         SPSA over the search's UCI options by game pairs at a clock
+Ship it
+  quantize     the int8 copy that Precision auto plays on CPUs with int8 dot products
+  export, average, book (an opening book learned by search, as a Polyglot .bin)
+Other data and modes
+  selfplay, sf-games, sf-label, endgames, pgn-data, pgn-train
+  muzero-train, muzero-export (and loop --mode muzero)
 
-Each command is a module-level ``add_*`` function registering a subparser whose ``func`` takes the
-parsed arguments; to add one (selfplay, train, evaluate, loop), write its ``add_parser`` and list
-it in ``COMMANDS``; heavy work is imported inside the command functions.
+A command's flags and defaults: python -m trainer COMMAND --help.
 """
+# Each command is a module-level ``add_*`` function registering a subparser whose ``func`` takes
+# the parsed arguments; to add one, write its ``add_parser`` and list it in ``COMMANDS``. Heavy
+# work is imported inside the command functions, so that help stays fast.
 
 from __future__ import annotations
 

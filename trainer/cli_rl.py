@@ -207,7 +207,10 @@ def _train(a: argparse.Namespace) -> int:
     from trainer.replay import mix_metadata, training_window
     from trainer.train import Trainer
 
+    from trainer.recipe import resolve_init
+
     _check_mix(a)
+    a.init = resolve_init(a.init)
     try:  # a bad --init or --train-only: the message, not a traceback
         t = Trainer.create(a.init, _train_config(a, a.steps), a.out, resume=a.resume)
     except ValueError as exc:
@@ -407,7 +410,8 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--data", nargs="+", required=True, help="records directories, oldest first")
     p.add_argument("--out", required=True, help="directory for checkpoints and logs")
     p.add_argument("--init", default="small",
-                   help="preset name, checkpoint .pt, or an ONNX net this trainer exported")
+                   help="preset name, checkpoint .pt, an ONNX net this trainer exported, or "
+                        "bundled (the engine's net)")
     p.add_argument("--resume", action="store_true",
                    help="continue from the newest checkpoint in OUT (exactly, given the same data)")
     p.add_argument("--export", help="export the result to this ONNX path")

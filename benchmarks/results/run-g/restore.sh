@@ -1,4 +1,6 @@
 #!/bin/bash
+# The nets and the checkpoint this script restores left the tree (a slim clone); put them back
+# from history first: git checkout b0f3780 -- benchmarks/results/run-g nets/zerosum-6x64.onnx
 # Puts run g back into runs/rl-gumbel-g from what is committed here, so that the loop's own
 # command (command.sh) continues it where the last session stopped: the loop's state, the
 # history, the trainer's latest checkpoint (weights and optimizer) and the latest generation's
