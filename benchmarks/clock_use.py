@@ -19,7 +19,7 @@ import chess
 import chess.pgn
 import numpy as np
 
-from trainer.match import TimeControl
+from trainer.arena.match import TimeControl
 
 
 def clock_use(paths: list[str]) -> dict[str, dict[str, object]]:

@@ -2,7 +2,7 @@
 
     python benchmarks/dist_speed.py [--net NET.onnx] [--seconds 60] [--actors 1 2]
 
-Each setting plays the loop's self-play (trainer.selfplay.SelfPlayConfig defaults: 32 games at
+Each setting plays the loop's self-play (trainer.play.selfplay.SelfPlayConfig defaults: 32 games at
 once, full/fast searches of 160/32 visits) for ``--seconds`` with the same net:
 
 - ``local tN``: one :class:`SelfPlayWorker` in this process, onnxruntime on N threads, writing its
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.evaluator import OnnxEvaluator, default_net_path
-from trainer.selfplay import SelfPlayConfig, SelfPlayWorker
+from trainer.play.selfplay import SelfPlayConfig, SelfPlayWorker
 
 
 def local(net: Path, threads: int, seconds: float) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
     python benchmarks/heldout.py --nets nets/zerosum-6x64.onnx OTHER.onnx --records DIR [DIR ...]
 
-One JSON line per net with the figures of :mod:`trainer.heldout` (value MAE, policy top-1, value
+One JSON line per net with the figures of :mod:`trainer.arena.heldout` (value MAE, policy top-1, value
 correlation, mean value sizes, policy cross-entropy, the policy's mean top probability and
 entropy), the ones the nets' cards quote.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from trainer.heldout import agreement, record_files
+from trainer.arena.heldout import agreement, record_files
 
 
 def main() -> None:

@@ -35,7 +35,7 @@ from engine import contract
 from engine.bench import BUILTIN, read_positions, run
 from engine.evaluator import OnnxEvaluator, default_net_path, int8_path
 from engine.search import SearchParams
-from trainer.quantize import Positions, sample_positions
+from trainer.learn.quantize import Positions, sample_positions
 
 BATCHES = (1, 8, 32, 64, 128, 256)
 
@@ -126,7 +126,7 @@ def stockfish_best(fens: list[str], nodes: int) -> list[int] | None:
     import chess
     import chess.engine
 
-    from trainer.match import stockfish_path
+    from trainer.arena.match import stockfish_path
 
     path = stockfish_path()
     if path is None:

@@ -1,4 +1,4 @@
-"""Stockfish labelling speed: python-chess's ``engine.analyse`` against trainer.sfuci's pipe reader.
+"""Stockfish labelling speed: python-chess's ``engine.analyse`` against trainer.data.sfuci's pipe reader.
 
     PYTHONPATH=. python benchmarks/label_speed.py --nodes 2000 8000 --positions 200
 
@@ -17,9 +17,9 @@ import time
 import chess
 import chess.engine
 
-from trainer.books import DEFAULT_OPENINGS
-from trainer.sflabel import find_stockfish, opening_boards
-from trainer.sfuci import StockfishAnalyser
+from trainer.data.books import DEFAULT_OPENINGS
+from trainer.data.sflabel import find_stockfish, opening_boards
+from trainer.data.sfuci import StockfishAnalyser
 
 
 def main() -> None:

@@ -29,10 +29,10 @@ import time
 from pathlib import Path
 
 from engine.evaluator import OnnxEvaluator
-from trainer.endgames import curriculum, mate_test
+from trainer.play.endgames import curriculum, mate_test
 from trainer.loop import Loop, LoopConfig
-from trainer.selfplay import SelfPlayConfig
-from trainer.train import TrainConfig
+from trainer.play.selfplay import SelfPlayConfig
+from trainer.learn.train import TrainConfig
 
 
 def measure(net: Path, fens: list[str], visits: list[int], max_moves: int) -> dict[str, object]:

@@ -17,8 +17,8 @@ import numpy as np
 
 from engine.evaluator import OnnxEvaluator
 from engine.search import SearchParams
-from trainer.heldout import record_files
-from trainer.records import Record
+from trainer.arena.heldout import record_files
+from trainer.data.records import Record
 
 
 def log_softmax(z: np.ndarray) -> np.ndarray:

@@ -5,8 +5,8 @@ self-play played out with resignation off.
 
 Self-play keeps a share of its games (``resign_playout``) free of resignation and records every
 position's search value (``root_q``, the side to move's W-L). Replaying the resignation rule of
-:mod:`trainer.selfplay` on those values says, for each threshold and run of plies, in how many of
-the played-out games a side would have resigned (:func:`trainer.selfplay.resign_ply`), in how
+:mod:`trainer.play.selfplay` on those values says, for each threshold and run of plies, in how many of
+the played-out games a side would have resigned (:func:`trainer.play.selfplay.resign_ply`), in how
 many of those it did not lose (a false resignation: its wins and draws would have been recorded
 as losses), and what share of the plies of the games resignation would have cut. lc0 and KataGo tune their thresholds the same way; the
 issue's target is a false-resignation rate under 5%.
@@ -37,8 +37,8 @@ import chess.engine
 import chess.syzygy
 
 from engine.board_ref import to_chess_move
-from trainer.records import Record, list_records
-from trainer.selfplay import resign_ply
+from trainer.data.records import Record, list_records
+from trainer.play.selfplay import resign_ply
 
 
 def playout_games(dirs: list[str]) -> list[Record]:

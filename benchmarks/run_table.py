@@ -5,7 +5,7 @@
 One markdown row per generation: self-play games and positions (and the running total, the
 run's warm-start data counted first), training steps so far, the evaluation against generation
 0 (W-D-L, Elo with its 95% interval), self-play positions per second, and with ``--heldout``
-(Stockfish-labelled records kept out of training, trainer/heldout.py) each generation's net's
+(Stockfish-labelled records kept out of training, trainer/arena/heldout.py) each generation's net's
 policy top-1, value MAE and value correlation with Stockfish; a generation the loop measured
 itself (``loop --heldout``) shows the figures in its history instead.
 
@@ -21,8 +21,8 @@ import argparse
 import json
 from pathlib import Path
 
-from trainer.heldout import agreement
-from trainer.records import Record, list_records, parse_name
+from trainer.arena.heldout import agreement
+from trainer.data.records import Record, list_records, parse_name
 
 
 def positions_in(dirs: list[str]) -> int:

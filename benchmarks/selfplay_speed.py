@@ -29,8 +29,8 @@ import numpy as np
 from engine import contract
 from engine.board import Position
 from engine.evaluator import Evaluator, UniformEvaluator, default_net_path
-from trainer.cli_rl import SELFPLAY_BACKENDS, TORCH_PRECISIONS, selfplay_evaluator
-from trainer.selfplay import DEFAULT_OPENINGS, Openings, SelfPlayConfig, SelfPlayWorker
+from trainer.play.selfplay import SELFPLAY_BACKENDS, TORCH_PRECISIONS, selfplay_evaluator
+from trainer.play.selfplay import DEFAULT_OPENINGS, Openings, SelfPlayConfig, SelfPlayWorker
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"

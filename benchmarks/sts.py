@@ -5,7 +5,7 @@
 
 Each STS position gives up to four moves with points (``c9``: the moves in UCI, ``c8``: their
 points, 10 for the best); a move not listed scores 0. The engine is started as the match runner
-starts it (``trainer.match.zerosum_spec``) and driven through python-chess, one position at a
+starts it (``trainer.arena.match.zerosum_spec``) and driven through python-chess, one position at a
 time with ``go movetime``, and ``ucinewgame`` between positions so that no tree is carried over.
 ``MoveOverhead`` is 10 ms unless given: the engine's default of 100 ms, kept back for a GUI's
 round trip, would leave nothing of a 100 ms budget. Prints the points per theme (the ``id``
@@ -23,8 +23,8 @@ from pathlib import Path
 import chess
 import chess.engine
 
-from trainer.match import REPO, zerosum_spec
-from trainer.match_cli import key_values
+from trainer.arena.match import REPO, zerosum_spec
+from trainer.arena.match_cli import key_values
 
 
 def load_suite(path: Path) -> list[tuple[chess.Board, str, dict[str, int]]]:

@@ -17,8 +17,8 @@ import time
 
 import torch
 
-from trainer.replay import training_window
-from trainer.train import PRECISIONS, Trainer, TrainConfig
+from trainer.data.replay import training_window
+from trainer.learn.train import PRECISIONS, Trainer, TrainConfig
 
 
 def main() -> None:

@@ -281,7 +281,7 @@ def pruned_root_visits(tree: Any, params: Any) -> tuple[npt.NDArray[np.int32],
 def run_search(search: Any, params: GumbelParams, rng: np.random.Generator) -> GumbelRoot:
     """One Gumbel search on ``search`` (already at its root position), batch after batch;
     returns the driver, for ``choose`` and ``improved_policy``. Blocks. (Self-play interleaves
-    many of these in trainer/selfplay.py; this is the one-search form.)"""
+    many of these in trainer/play/selfplay.py; this is the one-search form.)"""
     from engine import contract
 
     root = GumbelRoot(params, rng)

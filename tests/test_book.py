@@ -18,7 +18,7 @@ from tests.test_uci_dialogue import (  # noqa: F401  (fixtures)
     engine,
     raw_engine,
 )
-from trainer.book import BookTable, learn_line, polyglot_move
+from trainer.play.book import BookTable, learn_line, polyglot_move
 
 
 def fake_search(board: chess.Board) -> tuple[float, dict[chess.Move, float]]:

@@ -12,17 +12,17 @@ import chess
 import numpy as np
 import pytest
 
-from trainer.campaign import CampaignConfig, _book_lines, batch_starts, run
-from trainer.books import DEFAULT_OPENINGS
-from trainer.records import Record
-from trainer.replay import ReplayWindow
+from trainer.data.campaign import CampaignConfig, _book_lines, batch_starts, run
+from trainer.data.books import DEFAULT_OPENINGS
+from trainer.data.records import Record
+from trainer.data.replay import ReplayWindow
 
 CFG = CampaignConfig(nodes=100, games_per_batch=3, max_plies=12, seed=7)
 
 
 @pytest.fixture(scope="module")
 def stockfish() -> str:
-    from trainer.match import stockfish_path
+    from trainer.arena.match import stockfish_path
 
     sf = stockfish_path()
     if sf is None:

@@ -165,8 +165,8 @@ def test_uci_chess960_dialogue(engine: EngineProcess) -> None:
 def test_chess960_match_against_stockfish(maia_path: Path, tmp_path: Path) -> None:
     """The match runner's fischerandom mode (cutechess's -variant): both engines get
     UCI_Chess960, games start from 960 positions, the PGN says Variant Chess960."""
-    from trainer.match import chess960_openings, play_match, stockfish_path, stockfish_spec
-    from trainer.match import zerosum_spec
+    from trainer.arena.match import chess960_openings, play_match, stockfish_path, stockfish_spec
+    from trainer.arena.match import zerosum_spec
 
     if stockfish_path() is None:
         pytest.skip("Stockfish is not installed")

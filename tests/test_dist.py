@@ -20,7 +20,7 @@ import chess
 import chess.engine
 import pytest
 
-from trainer import records
+from trainer.data import records
 from trainer.cli_rl import add_subcommands, loop_config
 from trainer.loop import LoopConfig
 

@@ -170,8 +170,8 @@ def test_improved_draw_share_keeps_w_and_l_probabilities() -> None:
 
 def test_value_target_keeps_the_search_value() -> None:
     """A D inconsistent with Q (Q 0.9 with D 0.3) is capped, not renormalised: W - L stays Q."""
-    from trainer.replay import Batch
-    from trainer.train import value_target
+    from trainer.data.replay import Batch
+    from trainer.learn.train import value_target
 
     n = 3
     q = np.array([0.9, -0.5, 0.0], np.float32)

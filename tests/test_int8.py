@@ -17,8 +17,8 @@ from engine.evaluator import (NetError, OnnxEvaluator, cpu_has_int8_dot, default
                               int8_path, resolve_precision)
 from engine.uci import UciEngine
 from trainer.__main__ import main as trainer_main
-from trainer.books import DEFAULT_OPENINGS
-from trainer.quantize import sample_positions
+from trainer.data.books import DEFAULT_OPENINGS
+from trainer.learn.quantize import sample_positions
 
 SEED = Path(__file__).resolve().parent / "data" / "zerosum-seed.onnx"
 """a second net of the contract (a 6x64 trained before the bundled one), for nets that change"""
@@ -110,7 +110,7 @@ def test_quantize_command_makes_an_int8_net_close_to_fp32(bundled_net: Path, tmp
 
 
 def test_quantize_rejects_bad_input(bundled_net: Path, tmp_path: Path) -> None:
-    from trainer.quantize import quantize_net
+    from trainer.learn.quantize import quantize_net
 
     with pytest.raises(ValueError, match=r"\[N,112,8,8\]"):
         quantize_net(bundled_net, tmp_path / "x.onnx", np.zeros((4, 8, 8), np.float32))
@@ -186,8 +186,8 @@ def test_selfplay_in_int8_quantizes_the_net_beside_it_once(bundled_net: Path,
     """`selfplay --precision int8` (and `loop --precision int8`) play each net's int8 sibling,
     made at start-up where it is missing or was made from another file: a run's new generation
     is never played through the previous generation's quantized copy."""
-    from trainer import records
-    from trainer.quantize import ensure_int8
+    from trainer.data import records
+    from trainer.learn.quantize import ensure_int8
 
     net = tmp_path / "gen-0001.onnx"
     shutil.copy(bundled_net, net)

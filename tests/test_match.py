@@ -1,4 +1,4 @@
-"""The match runner (trainer.match), its statistics (trainer.elo) and the ladder's output.
+"""The match runner (trainer.arena.match), its statistics (trainer.arena.elo) and the ladder's output.
 
 The statistics are checked on fixed inputs against values worked out by hand. Matches are played
 by tiny fake UCI engines (a Python script below: first legal move, or crash, illegal move, slow
@@ -21,13 +21,13 @@ import chess
 import chess.pgn
 import pytest
 
-from trainer import elo
-from trainer.elo import SprtDecision
-from trainer.match import (EngineSpec, FailureKind, GameRecord, MatchResult, Opening,
+from trainer.arena import elo
+from trainer.arena.elo import SprtDecision
+from trainer.arena.match import (EngineSpec, FailureKind, GameRecord, MatchResult, Opening,
                            TimeControl, play_match, read_openings, zerosum_spec)
-from trainer.match_cli import match_main
-from trainer.match_pgn import played_games
-from trainer.openings import START
+from trainer.arena.match_cli import match_main
+from trainer.arena.match_pgn import played_games
+from trainer.data.openings import START
 
 BOOK_REL = Path("openings") / "8moves_v3.pgn"
 
@@ -454,7 +454,7 @@ def test_real_match_zerosum_maia(shared_data: Path, tmp_path: Path) -> None:
 
 
 def test_ladder_table_and_plot(tmp_path: Path) -> None:
-    from trainer.ladder import Rung, RungResult, plot_ladder, write_table
+    from trainer.arena.ladder import Rung, RungResult, plot_ladder, write_table
 
     ours = EngineSpec("ours", ["x"])
     results = []
@@ -481,7 +481,7 @@ def test_ladder_games_per_rung(fake_engine: FakeMaker, tmp_path: Path) -> None:
     """``rung_games`` gives one rung more games than the rest; the table says so per rung."""
     import json
 
-    from trainer.ladder import Rung, run_ladder
+    from trainer.arena.ladder import Rung, run_ladder
 
     rungs = [Rung("r1", fake_engine("illegal", "r1")), Rung("r2", fake_engine("crash", "r2"))]
     results = run_ladder(fake_engine("first", "ours"), rungs, games=2, tc="nodes=1",

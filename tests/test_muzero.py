@@ -24,7 +24,7 @@ from trainer.muzero.data import REWARD_NONE, REWARD_WIN, TrajectoryData
 from trainer.muzero.export import export_muzero, recurrent_path, verify
 from trainer.muzero.model import ACTION_PLANES, MuZeroNet, action_planes_table, get_config
 from trainer.muzero.train import MuZeroTrainConfig, MuZeroTrainer, scale_gradient, unrolled_loss
-from trainer.records import Record, wdl_onehot
+from trainer.data.records import Record, wdl_onehot
 
 REPO = Path(__file__).resolve().parents[1]
 FOOLS_MATE = ["f2f3", "e7e5", "g2g4", "d8h4"]
@@ -387,8 +387,8 @@ def test_loop_in_muzero_mode(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from trainer.export import read_metadata
-    from trainer.records import list_records
+    from trainer.learn.export import read_metadata
+    from trainer.data.records import list_records
 
     run = tmp_path / "run"
     cmd = [sys.executable, "-m", "trainer", "loop", "--mode", "muzero", "--dir", str(run),

@@ -94,7 +94,7 @@ def test_a_generation_of_the_recipe_and_a_resume_that_keeps_it(tmp_path: Path) -
 def test_distill_makes_a_net_from_nothing(tmp_path: Path) -> None:
     """Label (a few Stockfish games), train from an untrained preset, export, quantize: a net the
     engine loads; the same command again does nothing; other settings are refused."""
-    from trainer.match import stockfish_path
+    from trainer.arena.match import stockfish_path
 
     if stockfish_path() is None:
         pytest.skip("Stockfish is not installed")

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-from trainer.match import stockfish_path  # noqa: E402
+from trainer.arena.match import stockfish_path  # noqa: E402
 
 
 class Game:

@@ -13,18 +13,18 @@ import pytest
 from engine import contract
 from engine.board import Position, move_from_uci
 from engine.evaluator import NetOutput, OnnxEvaluator
-from trainer import records
-from trainer.records import Record
-from trainer.selfplay import SelfPlayConfig, SelfPlayWorker
+from trainer.data import records
+from trainer.data.records import Record
+from trainer.play.selfplay import SelfPlayConfig, SelfPlayWorker
 
 
 @pytest.fixture(scope="module")
 def tiny_net(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import torch
 
-    from trainer.config import get_config
-    from trainer.export import export_onnx
-    from trainer.model import Net
+    from trainer.learn.config import get_config
+    from trainer.learn.export import export_onnx
+    from trainer.learn.model import Net
 
     torch.manual_seed(0)
     path = tmp_path_factory.mktemp("net") / "tiny.onnx"
@@ -175,7 +175,7 @@ def test_resignation_and_false_resign_measurement(tmp_path: Path) -> None:
 
 
 def test_resign_ply_replays_the_rule_per_side() -> None:
-    from trainer.selfplay import resign_ply
+    from trainer.play.selfplay import resign_ply
 
     # side 0 (even positions) is low at 0, 2, 4; side 1 never; the run of 3 ends at position 4
     values = [-0.99, 0.5, -0.99, 0.9, -0.99, 0.9, 0.0]
@@ -197,7 +197,7 @@ def test_stop_abandons_unfinished_games(tiny_net: Path, tmp_path: Path) -> None:
 
 def test_endgame_curriculum_and_mate_test() -> None:
     from engine.evaluator import UniformEvaluator
-    from trainer.endgames import curriculum, mate_test
+    from trainer.play.endgames import curriculum, mate_test
 
     fens = curriculum(40, seed=3, strong_to_move=True)
     for fen in fens:
@@ -214,7 +214,7 @@ def test_pick_move_with_unvisited_children() -> None:
 
     from engine.mcts import UNKNOWN
     from engine.search import MoveStats
-    from trainer.selfplay import pick_move
+    from trainer.play.selfplay import pick_move
 
     only = [MoveStats(1, 1.0, 0, 0.0, 0.0, 0.0, UNKNOWN, 0, -1)]  # a forced move, one visit
     assert pick_move(only, 1.0, random.Random(0)) is only[0]
@@ -277,8 +277,8 @@ def test_selfplay_root_rules_write_full_policy_targets(tiny_net: Path, tmp_path:
 def test_onnx_import_reproduces_the_net(bundled_net: Path, tmp_path: Path) -> None:
     import torch
 
-    from trainer.onnx_import import model_from_onnx
-    from trainer.pgn_data import unpack_planes
+    from trainer.learn.onnx_import import model_from_onnx
+    from trainer.data.pgn_data import unpack_planes
 
     model = model_from_onnx(bundled_net)
     assert model.cfg.frozen_bn
@@ -308,8 +308,8 @@ def test_torch_evaluator_computes_what_onnxruntime_does(bundled_net: Path, tmp_p
     command must play and write records with it."""
     from engine.evaluator import NetError
     from trainer.__main__ import main
-    from trainer.pgn_data import unpack_planes
-    from trainer.torch_eval import TorchEvaluator
+    from trainer.data.pgn_data import unpack_planes
+    from trainer.learn.torch_eval import TorchEvaluator
 
     rec = sample_record(8)
     x = unpack_planes(rec.bits, rec.aux)

@@ -70,8 +70,8 @@ def test_defaults_resolve_inside_the_installed_package(installed: tuple[Path, Pa
     site, work, env = installed
     probe = ("import json, engine, trainer\n"
              "from engine.evaluator import default_net_path, int8_path\n"
-             "from trainer.books import DEFAULT_OPENINGS\n"
-             "from trainer.match import zerosum_spec\n"
+             "from trainer.data.books import DEFAULT_OPENINGS\n"
+             "from trainer.arena.match import zerosum_spec\n"
              "s = zerosum_spec()\n"
              "print(json.dumps({'engine': engine.__file__, 'trainer': trainer.__file__,\n"
              "  'net': str(default_net_path()), 'int8': str(int8_path(default_net_path())),\n"

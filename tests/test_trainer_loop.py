@@ -18,11 +18,11 @@ import numpy as np
 import pytest
 import torch
 
-from trainer import records
-from trainer.config import get_config
-from trainer.records import Record
-from trainer.replay import ReplayWindow
-from trainer.train import TrainConfig, Trainer, lr_at
+from trainer.data import records
+from trainer.learn.config import get_config
+from trainer.data.records import Record
+from trainer.data.replay import ReplayWindow
+from trainer.learn.train import TrainConfig, Trainer, lr_at
 
 from test_selfplay import sample_record
 
@@ -162,7 +162,7 @@ def test_loop_end_to_end_exports_a_net_the_engine_plays(
     ev = hist["evaluate"]["previous"]
     assert ev["games"] == 2 and ev["wins"] + ev["draws"] + ev["losses"] == 2
     assert (run / "plots" / "losses.png").exists() and (run / "plots" / "elo.png").exists()
-    from trainer.export import read_metadata
+    from trainer.learn.export import read_metadata
 
     meta = read_metadata(net)
     assert meta["steps"] == "4" and "architecture" in meta and "date" in meta
@@ -178,9 +178,9 @@ def test_loop_end_to_end_exports_a_net_the_engine_plays(
 
 
 def test_sf_label_writes_records(tmp_path: Path) -> None:
-    from trainer.endgames import curriculum
-    from trainer.sflabel import write_labels
-    from trainer.match import stockfish_path
+    from trainer.play.endgames import curriculum
+    from trainer.data.sflabel import write_labels
+    from trainer.arena.match import stockfish_path
 
     sf = stockfish_path()
     if sf is None:
@@ -205,9 +205,9 @@ def test_sf_label_writes_records(tmp_path: Path) -> None:
 def test_sf_games_label_every_position(tmp_path: Path, shared_data: Path) -> None:
     """Stockfish-played games: each position labelled, consecutive plies, the move played is
     one of the MultiPV moves (no random moves), lopsided games adjudicated; records written."""
-    from trainer.match import stockfish_path
+    from trainer.arena.match import stockfish_path
     from engine import contract
-    from trainer.sflabel import opening_boards, play_and_label, write_records
+    from trainer.data.sflabel import opening_boards, play_and_label, write_records
 
     sf = stockfish_path()
     if sf is None:
@@ -242,7 +242,7 @@ def test_sf_games_label_every_position(tmp_path: Path, shared_data: Path) -> Non
     assert sum(len(Record.load(p)) for p in paths) == 8
     # `train --export` trains on them and says in the net's metadata what it learned from
     from trainer.cli_rl import main as cli_main
-    from trainer.export import read_metadata
+    from trainer.learn.export import read_metadata
 
     net = tmp_path / "net.onnx"
     assert cli_main(["train", "--data", str(tmp_path), "--out", str(tmp_path / "run"), "--init",
@@ -252,13 +252,13 @@ def test_sf_games_label_every_position(tmp_path: Path, shared_data: Path) -> Non
 
 
 def test_the_pipe_analyser_agrees_with_python_chess(shared_data: Path) -> None:
-    """trainer.sfuci reads Stockfish's MultiPV lines itself (for speed); on the same positions in
+    """trainer.data.sfuci reads Stockfish's MultiPV lines itself (for speed); on the same positions in
     the same order at a node limit it gives python-chess's moves, scores (mates as 10000 minus
     the distance) and WDL; a finished game gives None; a dead engine is an error, not a hang."""
     import chess.engine
-    from trainer.match import stockfish_path
-    from trainer.sflabel import positions_from_pgn
-    from trainer.sfuci import StockfishAnalyser
+    from trainer.arena.match import stockfish_path
+    from trainer.data.sflabel import positions_from_pgn
+    from trainer.data.sfuci import StockfishAnalyser
 
     sf = stockfish_path()
     if sf is None:
@@ -359,7 +359,7 @@ def test_evaluation_resumes_with_the_games_it_finished(
     import chess.pgn
 
     import trainer.loop as loop_mod
-    import trainer.match as match_mod
+    import trainer.arena.match as match_mod
 
     new, old = tmp_path / "gen-0001.onnx", tmp_path / "gen-0000.onnx"
     shutil.copy(bundled_net, new)
@@ -392,7 +392,7 @@ def test_evaluation_resumes_with_the_games_it_finished(
 
 def test_mixed_window_draws_its_share_from_the_anchor(tmp_path: Path) -> None:
     """Each batch holds round(share * size) anchor rows, whatever the windows' sizes."""
-    from trainer.replay import MixedWindow
+    from trainer.data.replay import MixedWindow
 
     selfplay, anchor = tmp_path / "games", tmp_path / "sf"
     selfplay.mkdir()
@@ -418,9 +418,9 @@ def test_mixed_window_draws_its_share_from_the_anchor(tmp_path: Path) -> None:
 def test_a_value_only_anchor_teaches_no_policy(tmp_path: Path) -> None:
     """--mix-targets value: the anchor rows lose their policy targets, so the policy loss and
     its gradient are the self-play rows' alone, while the value loss still counts them."""
-    from trainer.model import Net
-    from trainer.replay import Batch, mix_metadata, training_window
-    from trainer.train import compute_losses
+    from trainer.learn.model import Net
+    from trainer.data.replay import Batch, mix_metadata, training_window
+    from trainer.learn.train import compute_losses
 
     selfplay, anchor = tmp_path / "games", tmp_path / "sf"
     write_games(selfplay, [40])
@@ -485,7 +485,7 @@ def test_heldout_agreement_of_a_net_with_its_own_labels(tmp_path: Path, bundled_
     """Labelled with the net's own value and best move, the net agrees exactly; labelled with
     the opposite value, its MAE is twice its mean value size."""
     from engine.evaluator import OnnxEvaluator
-    from trainer.heldout import agreement, record_files
+    from trainer.arena.heldout import agreement, record_files
 
     rec = sample_record(8, seed=1)
     out = OnnxEvaluator(str(bundled_net), threads=1).evaluate(rec.planes())
@@ -566,7 +566,7 @@ def test_export_ema_averages_the_trained_net_with_the_previous(tmp_path: Path) -
     generation 0's, the trained net is kept beside it, and training goes on from the trained
     weights (the checkpoint), not from the mean."""
     from test_average import weights_of as weights
-    from trainer.export import export_onnx
+    from trainer.learn.export import export_onnx
     from trainer.loop import Loop, LoopConfig
 
     cfg = LoopConfig(run_dir=str(tmp_path), init="tiny", steps=3, export_ema=0.25,
@@ -617,7 +617,7 @@ def test_loop_plays_its_generations_in_int8(tmp_path: Path) -> None:
     from engine.evaluator import file_sha256, int8_path
     from trainer.__main__ import build_parser
     from trainer.cli_rl import loop_config
-    from trainer.export import read_metadata
+    from trainer.learn.export import read_metadata
     from trainer.loop import Loop
 
     cfg = loop_config(build_parser().parse_args(

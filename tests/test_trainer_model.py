@@ -18,11 +18,11 @@ import torch  # noqa: E402
 
 from engine import contract  # noqa: E402
 from engine.evaluator import BUNDLED_NET_FILE  # noqa: E402
-from trainer import checkpoint as ckpt  # noqa: E402
-from trainer.config import PRESETS, NetConfig, get_config  # noqa: E402
-from trainer.export import export_onnx, read_metadata, random_planes  # noqa: E402
-from trainer.model import Net, policy_map  # noqa: E402
-from trainer.pgn_data import PositionData, unpack_legal  # noqa: E402
+from trainer.learn import checkpoint as ckpt  # noqa: E402
+from trainer.learn.config import PRESETS, NetConfig, get_config  # noqa: E402
+from trainer.learn.export import export_onnx, read_metadata, random_planes  # noqa: E402
+from trainer.learn.model import Net, policy_map  # noqa: E402
+from trainer.data.pgn_data import PositionData, unpack_legal  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 KASPAROV = SHARED / "pgn" / "python-chess_kasparov-deep-blue-1997.pgn"
@@ -210,7 +210,7 @@ def test_export_of_a_model_on_the_gpu(tmp_path: Path) -> None:
 
 
 def test_export_refuses_bad_nets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import trainer.export as ex
+    import trainer.learn.export as ex
 
     model = Net(get_config("tiny"))
     path = tmp_path / "net.onnx"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from trainer.tune import Param, match_pair_player, read_config, signs, spsa
+from trainer.arena.tune import Param, match_pair_player, read_config, signs, spsa
 
 REPO = Path(__file__).resolve().parents[1]
 

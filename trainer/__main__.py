@@ -32,7 +32,7 @@ from typing import Any, Callable, Sequence
 
 
 def _pgn_data(args: argparse.Namespace) -> Any:
-    from trainer.pgn_data import PositionData
+    from trainer.data.pgn_data import PositionData
 
     data = PositionData.from_pgn(args.pgn)
     data.save(args.out)
@@ -47,14 +47,14 @@ def add_pgn_data(sub: argparse._SubParsersAction) -> None:
 
 
 def add_pgn_train(sub: argparse._SubParsersAction) -> None:
-    importlib.import_module("trainer.supervised").add_parser(sub)
+    importlib.import_module("trainer.learn.supervised").add_parser(sub)
 
 
 def _export(args: argparse.Namespace) -> Any:
     import json
 
-    from trainer.checkpoint import load_model
-    from trainer.export import export_onnx
+    from trainer.learn.checkpoint import load_model
+    from trainer.learn.export import export_onnx
 
     model, state = load_model(args.checkpoint)
     meta = dict(state.get("metadata") or {})
@@ -75,15 +75,15 @@ def add_export(sub: argparse._SubParsersAction) -> None:
 
 
 def add_average(sub: argparse._SubParsersAction) -> None:
-    importlib.import_module("trainer.average").add_parser(sub)
+    importlib.import_module("trainer.learn.average").add_parser(sub)
 
 
 def add_book(sub: argparse._SubParsersAction) -> None:
-    importlib.import_module("trainer.book").add_parser(sub)
+    importlib.import_module("trainer.play.book").add_parser(sub)
 
 
 def add_quantize(sub: argparse._SubParsersAction) -> None:
-    importlib.import_module("trainer.quantize").add_parser(sub)
+    importlib.import_module("trainer.learn.quantize").add_parser(sub)
 
 
 def add_rl(sub: argparse._SubParsersAction) -> None:
@@ -91,7 +91,7 @@ def add_rl(sub: argparse._SubParsersAction) -> None:
 
 
 def add_campaign(sub: argparse._SubParsersAction) -> None:
-    importlib.import_module("trainer.campaign").add_parser(sub)
+    importlib.import_module("trainer.data.campaign").add_parser(sub)
 
 
 def add_distill(sub: argparse._SubParsersAction) -> None:
@@ -99,7 +99,7 @@ def add_distill(sub: argparse._SubParsersAction) -> None:
 
 
 def add_tune(sub: argparse._SubParsersAction) -> None:
-    importlib.import_module("trainer.tune").add_parser(sub)
+    importlib.import_module("trainer.arena.tune").add_parser(sub)
 
 
 def add_muzero(sub: argparse._SubParsersAction) -> None:
@@ -108,7 +108,7 @@ def add_muzero(sub: argparse._SubParsersAction) -> None:
 
 # Commands whose modules parse their own arguments: ``<entry>(argv) -> int``. main() hands them
 # the rest of the command line before argparse sees it (REMAINDER drops leading options).
-PASSTHROUGH = {"match": ("trainer.match_cli", "match_main"), "ladder": ("trainer.ladder", "ladder_main")}
+PASSTHROUGH = {"match": ("trainer.arena.match_cli", "match_main"), "ladder": ("trainer.arena.ladder", "ladder_main")}
 
 
 def _passthrough(name: str, text: str) -> Callable[[argparse._SubParsersAction], None]:

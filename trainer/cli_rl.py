@@ -22,11 +22,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trainer.books import DEFAULT_OPENINGS
-from trainer.replay import MIX_TARGETS
-from trainer.selfplay import SelfPlayConfig
+from trainer.data.books import DEFAULT_OPENINGS
+from trainer.data.replay import MIX_TARGETS
+from trainer.play.selfplay import (SELFPLAY_BACKENDS, SELFPLAY_PRECISIONS, SelfPlayConfig,
+                                   selfplay_evaluator)
 from engine.evaluator import Evaluator, default_net_path
-from trainer.train import PRECISIONS as TRAIN_PRECISIONS, BaseTrainer, TrainConfig
+from trainer.learn.train import PRECISIONS as TRAIN_PRECISIONS, BaseTrainer, TrainConfig
 
 if TYPE_CHECKING:
     from trainer.loop import LoopConfig
@@ -76,7 +77,7 @@ def _add_selfplay_args(p: argparse.ArgumentParser) -> None:
 
 
 def _selfplay_config(a: argparse.Namespace) -> SelfPlayConfig:
-    from trainer.endgames import read_fens
+    from trainer.play.endgames import read_fens
 
     return SelfPlayConfig(
         parallel=a.parallel, minibatch=a.minibatch, full_visits=a.full_visits,
@@ -148,48 +149,9 @@ def _train_config(a: argparse.Namespace, horizon: int | None) -> TrainConfig:
 # ------------------------------------------------------------------- commands
 
 
-SELFPLAY_BACKENDS = ("cpu", "cuda", "torch-cpu", "torch-cuda")
-TORCH_PRECISIONS = ("fp32", "fp16", "bf16")
-SELFPLAY_PRECISIONS = (*TORCH_PRECISIONS, "int8")
-
-
-def selfplay_evaluator(backend: str, net: str, threads: int,
-                       precision: str = "fp32") -> Evaluator:
-    """The one place a self-play backend name becomes an evaluator: onnxruntime's CPU or CUDA
-    provider, or the net imported into torch ("torch-cpu", "torch-cuda": torch's CUDA where
-    onnxruntime has none) at ``precision``. int8 (onnxruntime on the CPU) plays the net's int8
-    sibling, quantized first where it is missing or stale (``trainer.quantize.ensure_int8``):
-    on a CPU with VNNI or AMX it runs 400-visit self-play at about 1.9x fp32's positions/s.
-    NetError for a missing net or GPU, ValueError for a precision the backend lacks."""
-    from engine.evaluator import OnnxEvaluator, NetError
-
-    if precision not in SELFPLAY_PRECISIONS:
-        raise ValueError(f"unknown precision {precision!r}; expected one of "
-                         f"{', '.join(SELFPLAY_PRECISIONS)}")
-    if backend.startswith("torch-"):
-        from trainer.torch_eval import TorchEvaluator
-
-        if precision == "int8":
-            raise ValueError("--precision int8 is onnxruntime's on the CPU (--backend cpu)")
-        return TorchEvaluator(net, device=backend.removeprefix("torch-"), threads=threads,
-                              precision=precision)
-    if precision in ("fp16", "bf16"):
-        raise ValueError("--precision fp16/bf16 needs a torch backend "
-                         "(--backend torch-cuda or torch-cpu)")
-    if precision == "int8":
-        if backend != "cpu":
-            raise ValueError("--precision int8 is onnxruntime's on the CPU (--backend cpu)")
-        if not Path(net).is_file():
-            raise NetError(f"no net at {net!r}")
-        from trainer.quantize import ensure_int8
-
-        ensure_int8(net)
-    return OnnxEvaluator(net, threads=threads, provider=backend, precision=precision)
-
-
 def _selfplay(a: argparse.Namespace) -> int:
     from engine.evaluator import NetError
-    from trainer.selfplay import SelfPlayWorker
+    from trainer.play.selfplay import SelfPlayWorker
 
     try:  # a missing net or a GPU that is not there: the message, not a traceback
         ev = selfplay_evaluator(a.backend, a.net, a.threads, a.precision)
@@ -204,8 +166,8 @@ def _selfplay(a: argparse.Namespace) -> int:
 
 def _train(a: argparse.Namespace) -> int:
     from trainer.loop import export_and_check
-    from trainer.replay import mix_metadata, training_window
-    from trainer.train import Trainer
+    from trainer.data.replay import mix_metadata, training_window
+    from trainer.learn.train import Trainer
 
     from trainer.recipe import resolve_init
 
@@ -239,7 +201,7 @@ def train_and_report(t: BaseTrainer[Any, Any], data: Any, steps: int) -> None:
 
 def _record_kinds(dirs: list[str]) -> list[dict[str, Any]]:
     """The ``meta`` of the first record in each directory (what kind of data it holds)."""
-    from trainer.records import Record
+    from trainer.data.records import Record
 
     metas = []
     for d in dirs:
@@ -263,7 +225,7 @@ def _check_mix(a: argparse.Namespace) -> None:
 
 def loop_config(a: argparse.Namespace) -> LoopConfig:
     """The :class:`trainer.loop.LoopConfig` of parsed ``loop`` arguments."""
-    from trainer.heldout import record_files
+    from trainer.arena.heldout import record_files
     from trainer.loop import LoopConfig
 
     _check_mix(a)
@@ -271,7 +233,7 @@ def loop_config(a: argparse.Namespace) -> LoopConfig:
         raise SystemExit("--mix-data mixes positions into the AlphaZero window; MuZero trains "
                          "on trajectories")
     if a.eval_tc is not None:
-        from trainer.match import TimeControl
+        from trainer.arena.match import TimeControl
         try:
             TimeControl.parse(a.eval_tc)
         except ValueError as exc:
@@ -339,7 +301,7 @@ def _loop(a: argparse.Namespace) -> int:
 
 
 def _endgames(a: argparse.Namespace) -> int:
-    from trainer.endgames import curriculum, write_fens
+    from trainer.play.endgames import curriculum, write_fens
 
     fens = curriculum(a.count, a.kinds, a.seed)
     write_fens(a.out, fens)
@@ -351,8 +313,8 @@ def _endgames(a: argparse.Namespace) -> int:
 def _sf_label(a: argparse.Namespace) -> int:
     import chess
 
-    from trainer.endgames import curriculum, read_fens
-    from trainer.sflabel import find_stockfish, positions_from_pgn, write_labels
+    from trainer.play.endgames import curriculum, read_fens
+    from trainer.data.sflabel import find_stockfish, positions_from_pgn, write_labels
 
     boards: list[Any] = []
     if a.pgn:
@@ -371,7 +333,7 @@ def _sf_label(a: argparse.Namespace) -> int:
 
 
 def _sf_games(a: argparse.Namespace) -> int:
-    from trainer.sflabel import find_stockfish, opening_boards, play_and_label, write_records
+    from trainer.data.sflabel import find_stockfish, opening_boards, play_and_label, write_records
 
     starts = opening_boards(a.openings, a.games, seed=a.seed)
     kw = dict(nodes=a.nodes, multipv=a.multipv, temperature_cp=a.temperature_cp,
@@ -511,7 +473,7 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--openings", default=str(DEFAULT_OPENINGS), help="PGN book of start lines")
     p.add_argument("--stockfish", help="Stockfish binary")
     # The defaults are play_and_label's own, so they are stated in one place.
-    from trainer.sflabel import play_and_label
+    from trainer.data.sflabel import play_and_label
     sf = {k: v.default for k, v in inspect.signature(play_and_label).parameters.items()}
     p.add_argument("--nodes", type=int, default=sf["nodes"], help="Stockfish nodes per position")
     p.add_argument("--multipv", type=int, default=sf["multipv"])

@@ -17,7 +17,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from trainer.files import atomic_write
+from trainer.data.files import atomic_write
 
 
 def cpu_has_bf16() -> bool:

@@ -3,7 +3,7 @@
 Run directory::
 
     RUN/state.json          {"generation", "phase", "step", "best", ...}, rewritten atomically
-    RUN/games/              g<gen>-w<worker>-<n>.npz records + .pgn (trainer/records.py)
+    RUN/games/              g<gen>-w<worker>-<n>.npz records + .pgn (trainer/data/records.py)
     RUN/nets/gen-<g>.onnx   gen-0000 is the initial net
     RUN/checkpoints/        ckpt-<step>.pt (last few kept)
     RUN/history/gen-<g>.json per-generation summary: self-play, training, export, evaluation
@@ -38,11 +38,11 @@ from typing import Any
 
 import numpy as np
 
-from trainer.checkpoint import atomic_write
-from trainer.records import list_records
-from trainer.replay import mix_metadata, training_window
-from trainer.selfplay import SelfPlayConfig, SelfPlayWorker
-from trainer.train import TrainConfig, Trainer
+from trainer.data.files import atomic_write
+from trainer.data.records import list_records
+from trainer.data.replay import mix_metadata, training_window
+from trainer.play.selfplay import SelfPlayConfig, SelfPlayWorker
+from trainer.learn.train import TrainConfig, Trainer
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -68,10 +68,10 @@ class LoopConfig:
     """records (e.g. Stockfish-labelled) that make ``mix_share`` of every training batch."""
     mix_share: float = 0.0
     mix_targets: str = "both"
-    """"value": the mixed rows teach the value heads alone (``trainer.replay.MixedWindow``)."""
+    """"value": the mixed rows teach the value heads alone (``trainer.data.replay.MixedWindow``)."""
     heldout: list[str] = field(default_factory=list)
     """Stockfish-labelled records kept out of training: each new net's agreement with them is
-    written to its history (``trainer/heldout.py``)."""
+    written to its history (``trainer/arena/heldout.py``)."""
     worker: int = 0
     threads: int = 2
     """onnxruntime threads for self-play."""
@@ -221,7 +221,7 @@ class Loop:
         """``export_ema``: the trained net to ``nets/trained/``, then its weighted mean with the
         best net (the one this generation's games came from) as ``gen-<g>.onnx``. Redone whole
         on a resume: the best net changes only after the evaluation."""
-        from trainer.average import average_onnx
+        from trainer.learn.average import average_onnx
 
         a = self.cfg.export_ema
         assert a is not None
@@ -309,7 +309,7 @@ class Loop:
             self.stop.restore()
 
     def phase_selfplay(self, gen: int) -> bool:
-        from trainer.cli_rl import selfplay_evaluator
+        from trainer.play.selfplay import selfplay_evaluator
 
         have = len(list_records(self.games_dir, generation=gen))
         need = self.cfg.games - have
@@ -376,7 +376,7 @@ class Loop:
         info = self.export(t, gen) if self.cfg.export_ema is None else self.export_averaged(t, gen)
         self.save_history(gen, "export", info)
         if self.cfg.heldout:
-            from trainer.heldout import agreement, record_files
+            from trainer.arena.heldout import agreement, record_files
 
             figures = agreement(self.net_path(gen), record_files(self.cfg.heldout),
                                 threads=self.cfg.threads)
@@ -434,7 +434,7 @@ def export_and_check(trainer: Trainer, path: Path, generation: int,
     defaults), then loads it with the engine's evaluator and runs a batch: a net the engine
     cannot use must not enter the loop."""
     from engine.evaluator import OnnxEvaluator
-    from trainer.export import export_onnx, random_planes
+    from trainer.learn.export import export_onnx, random_planes
 
     meta = {"steps": trainer.step, "positions": trainer.positions, "generation": generation,
             "training": "zerosum self-play reinforcement", **(extra or {})}
@@ -450,18 +450,18 @@ def export_and_check(trainer: Trainer, path: Path, generation: int,
 
 
 def evaluate(new: Path, other: Path, cfg: LoopConfig, pgn_path: Path) -> dict[str, Any]:
-    """A match through the engine (trainer/match.py): each opening with both colours, fixed
+    """A match through the engine (trainer/arena/match.py): each opening with both colours, fixed
     nodes per move (or ``eval_tc``'s clock); score and Elo with its 95% interval from the new
     net's side. The same openings every generation, so that generations are compared on equal
     terms."""
-    from trainer.match import (DEFAULT_OPENINGS, TimeControl, play_match, read_openings,
+    from trainer.arena.match import (DEFAULT_OPENINGS, TimeControl, play_match, read_openings,
                                zerosum_spec)
 
     pgn_path.parent.mkdir(parents=True, exist_ok=True)
     book = cfg.eval_openings or cfg.selfplay.openings or str(DEFAULT_OPENINGS)
     openings = read_openings(book, (cfg.eval_games + 1) // 2, seed=1) if Path(book).is_file() \
         else None
-    from trainer.match_pgn import played_games
+    from trainer.arena.match_pgn import played_games
 
     opts = {"Threads": 1, "NNThreads": 1}
     a = zerosum_spec(new, f"zerosum-{new.stem}", **opts)

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from trainer.loop import Loop, LoopConfig
-from trainer.records import Record, RecordDir, list_records, parse_name
-from trainer.selfplay import SelfPlayConfig
-from trainer.train import Trainer
+from trainer.data.records import Record, RecordDir, list_records, parse_name
+from trainer.play.selfplay import SelfPlayConfig
+from trainer.learn.train import Trainer
 
 
 class Learner(Loop):

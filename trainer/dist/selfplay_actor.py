@@ -1,4 +1,4 @@
-"""A self-play actor: the local :class:`trainer.selfplay.SelfPlayWorker`, fed the net as bytes,
+"""A self-play actor: the local :class:`trainer.play.selfplay.SelfPlayWorker`, fed the net as bytes,
 sending every finished game to the learner the moment it ends.
 
 Why each game is sent at once and the send is waited for: a finished game then lives in the
@@ -21,8 +21,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from trainer.records import Record
-from trainer.selfplay import SelfPlayConfig, SelfPlayWorker
+from trainer.data.records import Record
+from trainer.play.selfplay import SelfPlayConfig, SelfPlayWorker
 
 
 class LearnerPort(Protocol):

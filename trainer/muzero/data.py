@@ -1,4 +1,4 @@
-"""Trajectories for the unrolled loss, cut from the record files (trainer/records.py).
+"""Trajectories for the unrolled loss, cut from the record files (trainer/data/records.py).
 
 A MuZero sample is a position (the planes h sees) and the next K actions actually played, with
 the targets of the K positions they lead to. Records hold positions and targets; which
@@ -34,8 +34,8 @@ import numpy.typing as npt
 
 from engine import contract
 from engine.board_ref import to_chess_move
-from trainer.pgn_data import unpack_planes
-from trainer.records import Record, list_records
+from trainer.data.pgn_data import unpack_planes
+from trainer.data.records import Record, list_records
 
 REWARD_WIN, REWARD_NONE, REWARD_LOSS = 0, 1, 2
 """Reward classes for the player who made the move (ordered like WDL)."""

@@ -23,7 +23,7 @@ import torch
 from torch import Tensor, nn
 
 from engine import contract
-from trainer.export import TOLERANCE, onnx_bytes, random_planes, with_metadata, write_verified
+from trainer.learn.export import TOLERANCE, onnx_bytes, random_planes, with_metadata, write_verified
 from trainer.muzero.model import MuZeroNet
 
 INITIAL_OUTPUTS = [contract.POLICY_NAME, contract.WDL_NAME, contract.STATE_NAME]

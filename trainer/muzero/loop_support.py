@@ -51,7 +51,7 @@ def export_and_check_muzero(trainer: Any, path: Path, generation: int,
     batch through both: a net the engine cannot search must not enter the loop."""
     from engine import contract
     from engine.evaluator import OnnxMuZero
-    from trainer.export import random_planes
+    from trainer.learn.export import random_planes
     from trainer.muzero.export import export_muzero
 
     meta = {"steps": trainer.step, "positions": trainer.positions, "generation": generation,

@@ -1,4 +1,4 @@
-"""The MuZero networks, built from the AlphaZero net's blocks (trainer/model.py).
+"""The MuZero networks, built from the AlphaZero net's blocks (trainer/learn/model.py).
 
     representation h: planes [B,112,8,8] -> stem + N residual blocks -> state [B,C,8,8]
     dynamics g:       (state, action) -> concat(state, action planes) -> conv + M blocks
@@ -31,8 +31,8 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from engine import contract
-from trainer.config import ConfigDict
-from trainer.model import POLICY_PLANES, ConvBN, ResBlock, policy_map
+from trainer.learn.config import ConfigDict
+from trainer.learn.model import POLICY_PLANES, ConvBN, ResBlock, policy_map
 
 ACTION_PLANES = 5
 

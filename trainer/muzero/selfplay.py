@@ -1,8 +1,8 @@
 """Self-play with a MuZero net: the latent search picks the moves, the records are the same as
-AlphaZero self-play's (trainer/records.py), so the learner, the replay tools and the trajectory
+AlphaZero self-play's (trainer/data/records.py), so the learner, the replay tools and the trajectory
 sampler read them unchanged.
 
-Differences from trainer/selfplay.py, and why: games are played one after another, each move
+Differences from trainer/play/selfplay.py, and why: games are played one after another, each move
 with a full search (``full_visits``; every position gets a policy target, which the unroll needs
 at every step); there is no resignation (the latent value is not yet trusted to end games) and
 no playout-cap randomisation. The rules end the game (mate, stalemate, draw rules, max plies),
@@ -25,8 +25,8 @@ from engine.evaluator import LatentModel
 from engine.latent_search import LatentSearch
 from engine.mcts import ROOT
 from engine.search import SearchParams
-from trainer import records
-from trainer.selfplay import Openings, SelfPlayConfig, SelfPlayStats, game_over, pick_move
+from trainer.data import records
+from trainer.play.selfplay import Openings, SelfPlayConfig, SelfPlayStats, game_over, pick_move
 
 
 class MuZeroSelfPlay:

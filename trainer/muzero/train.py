@@ -1,4 +1,4 @@
-"""The MuZero learner: the unrolled loss over K steps and a trainer like trainer/train.py's.
+"""The MuZero learner: the unrolled loss over K steps and a trainer like trainer/learn/train.py's.
 
 Loss of a batch (MuZero, Schrittwieser et al. 2020, appendix G and its pseudocode):
 
@@ -13,9 +13,9 @@ a mean over the samples that have that target at that step (see data.py for the 
 state passed into g at each step has its gradient halved (``scale_gradient(s, 0.5)``), so the
 dynamics' total gradient stays bounded however deep the unroll.
 
-Checkpoints, resume, logs and progress bars are trainer/train.py's BaseTrainer: the batch of step
+Checkpoints, resume, logs and progress bars are trainer/learn/train.py's BaseTrainer: the batch of step
 t comes from a generator seeded by (seed, t), so a resumed run replays the batches an
-uninterrupted one would have drawn; checkpoints are written atomically by trainer/checkpoint.py.
+uninterrupted one would have drawn; checkpoints are written atomically by trainer/learn/checkpoint.py.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from trainer.checkpoint import load_checkpoint
+from trainer.learn.checkpoint import load_checkpoint
 from trainer.muzero.data import TrajectoryBatch, TrajectoryData
 from trainer.muzero.model import MuZeroConfig, MuZeroNet, get_config
-from trainer.train import BaseTrainer, TrainConfig
+from trainer.learn.train import BaseTrainer, TrainConfig
 
 MODE = "muzero"
 

@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from engine import contract
-from trainer.config import NetConfig
+from trainer.learn.config import NetConfig
 
 # Policy as 73 planes of 8x8 "from" squares (like AlphaZero's 8x8x73): 56 queen-like moves
 # (8 directions x distance 1..7), 8 knight moves, 9 promotions to q/r/b (x 3 file deltas).

@@ -14,11 +14,11 @@ from typing import Any
 
 import torch
 
-from trainer.config import NetConfig
-from trainer.files import atomic_write, load_tagged_npz, save_tagged_npz
-from trainer.model import Net
+from trainer.learn.config import NetConfig
+from trainer.data.files import atomic_write, load_tagged_npz, save_tagged_npz
+from trainer.learn.model import Net
 
-__all__ = ["atomic_write", "load_tagged_npz", "save_tagged_npz", "save_checkpoint",
+__all__ = ["save_checkpoint",
            "load_checkpoint", "load_model", "restore_optimizer"]
 
 FORMAT = "zerosum-checkpoint"

@@ -34,8 +34,8 @@ import chess.pgn
 import chess.polyglot
 import numpy as np
 
-from trainer.checkpoint import atomic_write, load_tagged_npz, save_tagged_npz
-from trainer.openings import load_openings
+from trainer.data.files import atomic_write, load_tagged_npz, save_tagged_npz
+from trainer.data.openings import load_openings
 
 TABLE_FORMAT = "zerosum-book-table"
 TABLE_VERSION = 1

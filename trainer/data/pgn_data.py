@@ -193,13 +193,13 @@ class PositionData:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write a compressed .npz atomically."""
-        from trainer.checkpoint import save_tagged_npz
+        from trainer.data.files import save_tagged_npz
 
         save_tagged_npz(path, FORMAT, VERSION, {f.name: getattr(self, f.name) for f in fields(self)})
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> "PositionData":
-        from trainer.checkpoint import load_tagged_npz
+        from trainer.data.files import load_tagged_npz
 
         z = load_tagged_npz(path, FORMAT, VERSION)
         return cls(**{f.name: z[f.name] for f in fields(cls)})

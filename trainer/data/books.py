@@ -6,5 +6,5 @@ data beside it.
 
 from pathlib import Path
 
-DEFAULT_OPENINGS = Path(__file__).resolve().parent / "data" / "openings-8moves_v3-2000.pgn"
+DEFAULT_OPENINGS = Path(__file__).resolve().parent / "openings-8moves_v3-2000.pgn"
 """2,000 balanced 8-move lines from official-stockfish/books' 8moves_v3.pgn (CC0-1.0)."""

@@ -39,7 +39,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from trainer.files import atomic_write
+from trainer.data.files import atomic_write
 
 ALPHA = 0.602
 GAMMA = 0.101
@@ -154,9 +154,9 @@ def match_pair_player(weights: str | None, tc: str, openings_path: str | None,
                       max_plies: int | None = None) -> PairPlayer:
     """Plays each pair as a two-game match of Zerosum against Zerosum from one opening of the
     book (a random sample, so successive pairs see different openings)."""
-    from trainer.books import DEFAULT_OPENINGS
-    from trainer.match import play_match, zerosum_spec
-    from trainer.openings import load_openings
+    from trainer.data.books import DEFAULT_OPENINGS
+    from trainer.arena.match import play_match, zerosum_spec
+    from trainer.data.openings import load_openings
 
     book = load_openings(openings_path or str(DEFAULT_OPENINGS), pairs, seed=seed)
 

@@ -3,7 +3,7 @@
 Why: on one CPU thread the 6x64 net takes about 0.7 ms a position, nearly all of a self-play
 visit's cost, and the GPU machine's onnxruntime has no CUDA provider (the onnxruntime-gpu wheel
 is too large to carry there), while its torch has CUDA. The ONNX file is imported back into a
-torch model (:func:`trainer.onnx_import.model_from_onnx`, the exact function the file computes)
+torch model (:func:`trainer.learn.onnx_import.model_from_onnx`, the exact function the file computes)
 and evaluated in batches where torch puts it. Same interface as
 :class:`engine.evaluator.OnnxEvaluator`, so the search cannot tell them apart; the engine itself never imports this (it runs without
 torch).
@@ -19,7 +19,7 @@ import numpy.typing as npt
 import torch
 
 from engine.evaluator import NetError, NetOutput
-from trainer.model import Net
+from trainer.learn.model import Net
 
 
 DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
@@ -44,7 +44,7 @@ class TorchEvaluator:
     has_mlh: bool = field(init=False)
 
     def __post_init__(self) -> None:
-        from trainer.onnx_import import model_from_onnx
+        from trainer.learn.onnx_import import model_from_onnx
 
         if self.precision not in DTYPES:
             raise NetError(f"unknown precision {self.precision!r}; expected one of "

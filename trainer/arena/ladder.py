@@ -36,11 +36,11 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from engine.evaluator import default_net_path
-from trainer.match import (DEFAULT_OPENINGS, REPO, EngineSpec, FailureKind,
+from trainer.arena.match import (DEFAULT_OPENINGS, REPO, EngineSpec, FailureKind,
                            MatchResult, TimeControl, play_match,
                            stockfish_spec, sunfish_spec, zerosum_spec)
-from trainer.match_cli import key_values
-from trainer.openings import load_openings
+from trainer.arena.match_cli import key_values
+from trainer.data.openings import load_openings
 
 __all__ = ["Rung", "RungResult", "default_rungs", "ladder_main", "plot_ladder", "run_ladder",
            "write_table"]
@@ -154,7 +154,7 @@ def write_table(engine: EngineSpec, results: Sequence[RungResult], path: str | o
     lines.append("")
     if clamped:
         lines.append("\\* a 0% or 100% score (or an interval reaching one): clamped half a game "
-                     "inside, so the Elo is a bound, not an estimate (see trainer/elo.py).")
+                     "inside, so the Elo is a bound, not an estimate (see trainer/arena/elo.py).")
         lines.append("")
     if any(r.rung.elo is not None for r in results):
         lines.append("Implied Elo: Stockfish's UCI_Elo plus the measured difference; a rough "
@@ -220,7 +220,7 @@ def plot_ladder(results: Sequence[RungResult], path: str | os.PathLike[str],
 
 
 def _variance(match: MatchResult) -> float:
-    from trainer.elo import per_game_variance
+    from trainer.arena.elo import per_game_variance
 
     return per_game_variance(match.wins, match.draws, match.losses)
 

@@ -21,8 +21,8 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import contract
-from trainer.pgn_data import unpack_planes
-from trainer.records import Record, list_records
+from trainer.data.pgn_data import unpack_planes
+from trainer.data.records import Record, list_records
 
 
 @dataclass

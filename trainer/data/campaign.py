@@ -37,10 +37,10 @@ from typing import Any
 import chess
 import chess.pgn
 
-from trainer.files import atomic_write
-from trainer.books import DEFAULT_OPENINGS
-from trainer.sflabel import Label, over, play_and_label, write_records
-from trainer.sfuci import StockfishAnalyser
+from trainer.data.files import atomic_write
+from trainer.data.books import DEFAULT_OPENINGS
+from trainer.data.sflabel import Label, over, play_and_label, write_records
+from trainer.data.sfuci import StockfishAnalyser
 
 
 @dataclass(frozen=True)
@@ -271,7 +271,7 @@ def run(root: str | Path, cfg: CampaignConfig, stockfish: str, workers: int = 2,
 
 
 def _main(a: Any) -> int:
-    from trainer.sflabel import find_stockfish
+    from trainer.data.sflabel import find_stockfish
 
     cfg = CampaignConfig(nodes=a.nodes, multipv=a.multipv, games_per_batch=a.games_per_batch,
                          random_plies=a.random_plies, chess960_p=a.chess960_p,

@@ -2,7 +2,7 @@
 positions), written atomically, with the game's PGN beside it.
 
 Why planes and not FEN + moves: positions are stored as their bit-packed input planes (the same
-packing as :mod:`trainer.pgn_data`, ~850 bytes a position before compression), so the learner
+packing as :mod:`trainer.data.pgn_data`, ~850 bytes a position before compression), so the learner
 never re-plays games and a record can also hold unrelated positions (Stockfish labels, endgame
 curricula). The start FEN and the moves are stored as well, for the PGN and for re-checking.
 
@@ -41,8 +41,8 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import contract
-from trainer.files import atomic_write, load_tagged_npz, save_tagged_npz
-from trainer.pgn_data import pack_planes, unpack_planes
+from trainer.data.files import atomic_write, load_tagged_npz, save_tagged_npz
+from trainer.data.pgn_data import pack_planes, unpack_planes
 
 FORMAT = "zerosum-record"
 VERSION = 1

@@ -27,7 +27,7 @@ from engine.board import Position
 from engine.evaluator import Evaluator
 from engine.mcts import ROOT
 from engine.search import Search, SearchParams
-from trainer.selfplay import evaluate_together
+from trainer.play.selfplay import evaluate_together
 
 KINDS = {"KQK": chess.QUEEN, "KRK": chess.ROOK}
 
@@ -155,7 +155,7 @@ def mate_test(evaluator: Evaluator, fens: Sequence[str], visits: int = 32, max_m
 
 
 def write_fens(path: str | Path, fens: Sequence[str]) -> None:
-    from trainer.checkpoint import atomic_write
+    from trainer.data.files import atomic_write
 
     data = ("\n".join(fens) + "\n").encode()
     atomic_write(path, lambda f: f.write(data))

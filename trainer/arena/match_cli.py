@@ -1,4 +1,4 @@
-"""``python -m trainer match``: the match runner's command line (trainer/match.py plays)."""
+"""``python -m trainer match``: the match runner's command line (trainer/arena/match.py plays)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from trainer.books import DEFAULT_OPENINGS
-from trainer.match import (EngineSpec, GameRecord, TimeControl, play_match, stockfish_spec,
+from trainer.data.books import DEFAULT_OPENINGS
+from trainer.arena.match import (EngineSpec, GameRecord, TimeControl, play_match, stockfish_spec,
                            sunfish_spec, zerosum_spec)
-from trainer.match_pgn import played_games
-from trainer.openings import Opening, chess960_openings, load_openings
+from trainer.arena.match_pgn import played_games
+from trainer.data.openings import Opening, chess960_openings, load_openings
 
 
 def parse_engine_arg(tokens: Sequence[str]) -> EngineSpec:

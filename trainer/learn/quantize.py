@@ -110,7 +110,7 @@ def quantize_net(net: str | os.PathLike[str], out: str | os.PathLike[str],
     from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat,
                                           QuantType, quant_pre_process, quantize_static)
 
-    from trainer.checkpoint import atomic_write
+    from trainer.data.files import atomic_write
 
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
@@ -199,7 +199,7 @@ def _end_nodes(model: "onnx.ModelProto") -> list[str]:
 
 
 def default_calibration_pgn() -> Path:
-    from trainer.books import DEFAULT_OPENINGS
+    from trainer.data.books import DEFAULT_OPENINGS
 
     return DEFAULT_OPENINGS
 

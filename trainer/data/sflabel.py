@@ -25,8 +25,8 @@ import numpy as np
 
 from engine import contract
 from engine.board import Position
-from trainer.records import Record
-from trainer.sfuci import Analysis, StockfishAnalyser
+from trainer.data.records import Record
+from trainer.data.sfuci import Analysis, StockfishAnalyser
 
 
 def find_stockfish(path: str | None = None) -> str:

@@ -26,11 +26,11 @@ import numpy.typing as npt
 import torch
 import torch.nn.functional as F
 
-from trainer.checkpoint import load_model, restore_optimizer, save_checkpoint
-from trainer.config import PRESETS, get_config
-from trainer.export import export_onnx
-from trainer.model import Net
-from trainer.pgn_data import PositionData, unpack_legal
+from trainer.learn.checkpoint import load_model, restore_optimizer, save_checkpoint
+from trainer.learn.config import PRESETS, get_config
+from trainer.learn.export import export_onnx
+from trainer.learn.model import Net
+from trainer.data.pgn_data import PositionData, unpack_legal
 
 MLH_SCALE = 20.0
 

@@ -22,7 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
-from trainer.records import Record, list_records
+from trainer.data.records import Record, list_records
 
 
 def record_files(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:

@@ -25,8 +25,8 @@ import torch
 from torch import Tensor, nn
 
 from engine import contract
-from trainer.checkpoint import atomic_write
-from trainer.model import Net
+from trainer.data.files import atomic_write
+from trainer.learn.model import Net
 
 OPSET = 17
 TOLERANCE = 1e-3

@@ -10,7 +10,7 @@ The learning rate warms up linearly, then follows a cosine (or step, or constant
 
 Why each step's sample is drawn from a generator seeded by (seed, step): resuming from a
 checkpoint then replays exactly the batches an uninterrupted run would have drawn (given the same
-window), without storing generator state. Checkpoints go through trainer/checkpoint.py (atomic,
+window), without storing generator state. Checkpoints go through trainer/learn/checkpoint.py (atomic,
 weights_only loadable), named ``ckpt-<step>.pt``, the last ``keep`` kept.
 """
 
@@ -28,10 +28,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from trainer.checkpoint import load_model, restore_optimizer, save_checkpoint
-from trainer.config import NetConfig, get_config
-from trainer.model import Net
-from trainer.replay import Batch, MixedWindow, ReplayWindow
+from trainer.learn.checkpoint import load_model, restore_optimizer, save_checkpoint
+from trainer.learn.config import NetConfig, get_config
+from trainer.learn.model import Net
+from trainer.data.replay import Batch, MixedWindow, ReplayWindow
 
 MLH_SCALE = 20.0
 
@@ -342,7 +342,7 @@ class Trainer(BaseTrainer[Net, ReplayWindow | MixedWindow]):
         if isinstance(init, NetConfig):
             return Net(init)
         if str(init).endswith(".onnx"):
-            from trainer.onnx_import import model_from_onnx
+            from trainer.learn.onnx_import import model_from_onnx
             return model_from_onnx(init)
         if str(init).endswith(".pt"):
             return load_model(init)[0]

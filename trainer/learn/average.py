@@ -34,7 +34,7 @@ def average_onnx(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike
     from onnx import numpy_helper
 
     from engine.evaluator import OnnxEvaluator
-    from trainer.export import with_metadata, write_verified
+    from trainer.learn.export import with_metadata, write_verified
 
     if len(paths) < 2:
         raise ValueError("average needs at least two nets")

@@ -31,8 +31,8 @@
   Opening, ECO, TimeControl, PlyCount; ``[%clk]`` comments under a clock) is appended to
   ``PATH.partial`` as games finish and written in game order to ``PATH`` atomically at the end.
   A match stopped by anything (Ctrl-C, kill -9, the machine) resumes from them
-  (``--resume``, :mod:`trainer.match_pgn`): it plays only the games the files lack.
-* ``sprt=(elo0, elo1, alpha, beta)`` stops the match when the SPRT (:mod:`trainer.elo`)
+  (``--resume``, :mod:`trainer.arena.match_pgn`): it plays only the games the files lack.
+* ``sprt=(elo0, elo1, alpha, beta)`` stops the match when the SPRT (:mod:`trainer.arena.elo`)
   accepts a hypothesis: games not yet begun are dropped, games under way are abandoned
   (not counted, not written).
 """
@@ -62,10 +62,10 @@ import chess
 import chess.engine
 import chess.pgn
 
-from trainer.books import DEFAULT_OPENINGS
-from trainer.elo import EloEstimate, SprtDecision, SprtResult, elo_estimate, los
-from trainer.elo import sprt as sprt_test
-from trainer.openings import START, Opening, chess960_openings, read_openings
+from trainer.data.books import DEFAULT_OPENINGS
+from trainer.arena.elo import EloEstimate, SprtDecision, SprtResult, elo_estimate, los
+from trainer.arena.elo import sprt as sprt_test
+from trainer.data.openings import START, Opening, chess960_openings, read_openings
 
 __all__ = [
     "DEFAULT_OPENINGS", "EngineSpec", "Failure", "FailureKind", "GameRecord", "MatchResult",
@@ -73,7 +73,7 @@ __all__ = [
     "stockfish_spec", "sunfish_spec", "zerosum_command", "zerosum_spec",
 ]
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 """The folder holding the engine and trainer packages (a checkout, or site-packages)."""
 
 
@@ -609,7 +609,7 @@ def play_match(a: EngineSpec, b: EngineSpec, *, openings: Sequence[Opening] | No
     which a silent engine loses on time and is killed. ``time_margin``: how far below zero a
     clock may go before the flag falls. Engines that will not start raise here, before any game.
     Ctrl-C stops the match and returns what was played (``interrupted``). ``previous``: games
-    of this match already played (``trainer.match_pgn.played_games``), counted and written
+    of this match already played (``trainer.arena.match_pgn.played_games``), counted and written
     again, not replayed: the match resumes with the games it lacks.
     """
     if isinstance(tc, str):

@@ -18,8 +18,8 @@ from typing import Sequence
 import chess
 import chess.pgn
 
-from trainer.match import _TERMINATION, Failure, GameRecord, TimeControl
-from trainer.openings import START, Opening
+from trainer.arena.match import _TERMINATION, Failure, GameRecord, TimeControl
+from trainer.data.openings import START, Opening
 
 _KIND = {termination: kind for kind, termination in _TERMINATION.items()}
 

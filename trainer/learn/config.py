@@ -39,7 +39,7 @@ class NetConfig(ConfigDict):
     # training on a few thousand games, where the flattened head overfits within an epoch.
     head_pool: bool = False
     # Batch norms stay in eval mode while training (their statistics frozen): set for nets
-    # imported from ONNX (trainer/onnx_import.py), whose export folded away the statistics
+    # imported from ONNX (trainer/learn/onnx_import.py), whose export folded away the statistics
     # training mode would need; fine-tuning then trains convolutions, scales and biases only.
     frozen_bn: bool = False
 

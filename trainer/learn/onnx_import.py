@@ -30,8 +30,8 @@ import torch
 from onnx import numpy_helper
 from torch import nn
 
-from trainer.config import NetConfig
-from trainer.model import ConvBN, Net
+from trainer.learn.config import NetConfig
+from trainer.learn.model import ConvBN, Net
 
 
 def _module_path(node_name: str) -> str:

@@ -1,0 +1,2 @@
+"""Play: self-play games into records, endgame curricula, the opening-book learner. Imports
+``trainer.data`` and ``trainer.learn``."""
