@@ -27,8 +27,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def commands(text: str) -> list[str]:
+def readme_commands() -> list[str]:
+    """The README's shell-block commands, continuation lines joined, comments dropped."""
     out: list[str] = []
+    text = (REPO / "README.md").read_text()
     for block in re.findall(r"```sh\n(.*?)```", text, re.S):
         joined = re.sub(r"\\\n\s*", " ", block)
         for line in joined.splitlines():
@@ -54,7 +56,8 @@ def run(line: str, limit: float, env: dict[str, str]) -> tuple[str, float, str]:
             except subprocess.TimeoutExpired:
                 continue
         status = f"started (stopped at {limit:.0f} s; resumable)"
-    return status, time.monotonic() - t0, (out or "").strip().splitlines()[-1:][0] if out else ""
+    last = (out or "").strip().splitlines()
+    return status, time.monotonic() - t0, last[-1] if last else ""
 
 
 def main() -> int:
@@ -64,7 +67,7 @@ def main() -> int:
     a = ap.parse_args()
     env = {**os.environ, "PATH": os.environ.get("PATH", "") + ":/usr/games"}
     failed = 0
-    for line in commands((REPO / "README.md").read_text())[a.skip_first:]:
+    for line in readme_commands()[a.skip_first:]:
         status, seconds, last = run(line, a.limit, env)
         failed += status.startswith("FAILED")
         print(f"{status:<40} {seconds:7.1f}s  {line}\n{'':49}{last[:120]}", flush=True)

@@ -10,32 +10,21 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.readme_commands import readme_commands
 from trainer.__main__ import PASSTHROUGH, build_parser
 
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text()
 
 
-def commands() -> list[str]:
-    """The shell blocks' commands, continuation lines joined, comments dropped."""
-    out: list[str] = []
-    for block in re.findall(r"```sh\n(.*?)```", README, re.S):
-        joined = re.sub(r"\\\n\s*", " ", block)
-        for line in joined.splitlines():
-            line = line.split(" #")[0].strip()
-            if line and not line.startswith("#"):
-                out.append(line)
-    return out
-
-
-def test_the_first_two_commands() -> None:
-    first, second = commands()[:2]
+def test_the_first_two_readme_commands() -> None:
+    first, second = readme_commands()[:2]
     assert first == "pip install . && zerosum"
     assert second.startswith("pip install torch==2.13.0 && ") and second.endswith("pytest -q")
     assert second in (REPO / ".ci" / "run").read_text()
 
 
-@pytest.mark.parametrize("line", [c for c in commands() if c.startswith("python -m trainer")])
+@pytest.mark.parametrize("line", [c for c in readme_commands() if c.startswith("python -m trainer")])
 def test_trainer_commands_parse(line: str) -> None:
     argv = shlex.split(line)[3:]
     if argv[0] in PASSTHROUGH:  # match and ladder parse their own arguments
