@@ -12,6 +12,7 @@ stopped match reads the same way.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 from collections import defaultdict
 
@@ -26,7 +27,8 @@ def clock_use(paths: list[str]) -> dict[str, dict[str, object]]:
     spent: dict[str, list[float]] = defaultdict(list)
     ends: dict[str, list[float]] = defaultdict(list)
     for path in paths:
-        with open(path, encoding="utf-8") as f:
+        opener = gzip.open if path.endswith(".gz") else open  # results keep their PGNs gzipped
+        with opener(path, "rt", encoding="utf-8") as f:
             while (game := chess.pgn.read_game(f)) is not None:
                 try:
                     tc = TimeControl.parse(game.headers.get("TimeControl", ""))

@@ -6,7 +6,7 @@ import collections
 import os
 import sys
 
-from trainer.records import Record, list_records
+from trainer.data.records import Record, list_records
 
 dirs = [a for a in sys.argv[1:] if os.path.isdir(a)]
 seconds = [a for a in sys.argv[1:] if not os.path.isdir(a)]

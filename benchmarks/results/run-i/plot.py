@@ -4,10 +4,11 @@ matches are kept apart by machine: F-G4 ran on a 2-core Intel Xeon (AVX-512, AMX
 G13 on a 2-core AMD EPYC with AVX2 only, where a 10+0.1 move gets about 240 nodes (section 40)
 with two games at a time and one onnxruntime thread each, about 350 with one game at a time and
 the engine's default two threads (section 41).
-A match stopped before its end counts with its games so far (its .pgn.partial).
+A match stopped before its end counts with its games so far (its .pgn.partial.gz).
     python benchmarks/results/run-i/plot.py        (writes elo-by-generation.png and prints the table)"""
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from trainer.elo import elo_estimate  # noqa: E402
+from trainer.arena.elo import elo_estimate  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 # trained with the value-only Stockfish anchor (section 28)
@@ -44,9 +45,9 @@ AMD_C1 = {"G4": ["G4-tc-c1"], "G13": ["G13-tc-c1"]}
 
 
 def partial_score(path: Path, arm: str) -> tuple[int, int, int]:
-    """Wins, draws, losses of run-i-ARM in a stopped match's .pgn.partial."""
+    """Wins, draws, losses of run-i-ARM in a stopped match's .pgn.partial.gz."""
     w = d = l = 0
-    with path.open() as f:
+    with gzip.open(path, "rt", encoding="utf-8") as f:
         while (game := chess.pgn.read_game(f)) is not None:
             result, white = game.headers["Result"], game.headers["White"] == f"run-i-{arm}"
             d += result == "1/2-1/2"
@@ -64,8 +65,8 @@ def pooled(names: list[str], arm: str) -> tuple[int, int, int, float, float, boo
         if (HERE / f"{n}.json").is_file():
             m = json.loads((HERE / f"{n}.json").read_text())
             w, d, l = w + m["wins"], d + m["draws"], l + m["losses"]
-        elif (HERE / f"{n}.pgn.partial").is_file():
-            pw, pd, pl = partial_score(HERE / f"{n}.pgn.partial", arm)
+        elif (HERE / f"{n}.pgn.partial.gz").is_file():
+            pw, pd, pl = partial_score(HERE / f"{n}.pgn.partial.gz", arm)
             w, d, l, stopped = w + pw, d + pd, l + pl, True
     est = elo_estimate(w, d, l)
     return w, d, l, est.elo, est.error, stopped

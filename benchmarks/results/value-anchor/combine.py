@@ -7,7 +7,7 @@ their trunks are sp1's to the bit and the two heads combine exactly, with no tra
 """
 import torch
 
-from trainer.checkpoint import load_checkpoint, load_model, save_checkpoint
+from trainer.learn.checkpoint import load_checkpoint, load_model, save_checkpoint
 
 model, state = load_model("runs/vh/V1/checkpoints/ckpt-00001500.pt")
 ph = load_checkpoint("runs/pol/PH/checkpoints/ckpt-00001099.pt")["model"]
