@@ -164,12 +164,13 @@ def test_game_maia_vs_sunfish_1_plus_01(zerosum: chess.engine.SimpleEngine,
 
 
 @pytest.mark.slow
-def test_game_bundled_vs_stockfish_2_plus_0(zerosum_factory, bundled_net: Path,
+def test_game_bundled_vs_stockfish_1_plus_0(zerosum_factory, bundled_net: Path,
                                             stockfish: chess.engine.SimpleEngine) -> None:
     zerosum = zerosum_factory(bundled_net)
-    rec = play_game(zerosum, stockfish, zerosum_white=False, base=120.0, inc=0.0,
+    # sudden death: a minute for the whole game, no increment to fall back on
+    rec = play_game(zerosum, stockfish, zerosum_white=False, base=60.0, inc=0.0,
                     max_plies=120)
-    print(f"\n(b) Zerosum(bundled) vs Stockfish skill 0, 2+0: {rec.summary()}")
+    print(f"\n(b) Zerosum(bundled) vs Stockfish skill 0, 1+0: {rec.summary()}")
     assert rec.zerosum_min_clock > 0
     _assert_alive(zerosum)
 
@@ -187,11 +188,11 @@ def test_game_bundled_vs_stockfish_1_plus_01_pondering(zerosum_factory, bundled_
 
 
 @pytest.mark.slow
-def test_game_maia_vs_sunfish_2_plus_0(zerosum: chess.engine.SimpleEngine,
+def test_game_maia_vs_sunfish_1_plus_0(zerosum: chess.engine.SimpleEngine,
                                        sunfish: chess.engine.SimpleEngine) -> None:
     # capped at 100 plies: sunfish spends its whole clock too, and the file must stay short
-    rec = play_game(zerosum, sunfish, zerosum_white=False, base=120.0, inc=0.0, max_plies=100)
-    print(f"\n(d) Zerosum(maia-1500) vs sunfish, 2+0: {rec.summary()}")
+    rec = play_game(zerosum, sunfish, zerosum_white=False, base=60.0, inc=0.0, max_plies=100)
+    print(f"\n(d) Zerosum(maia-1500) vs sunfish, 1+0: {rec.summary()}")
     assert rec.zerosum_min_clock > 0
     _assert_alive(zerosum)
 
