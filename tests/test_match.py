@@ -350,6 +350,17 @@ def test_match_main_cli(fake_engine: FakeMaker, tmp_path: Path,
         match_main(["--weights1", "x.onnx", "--sunfish", "--tc", "fast"])
 
 
+def test_match_refuses_a_missing_net_before_any_game(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    # the engine would fall back to its bundled net: the match would measure the wrong one
+    pgn = tmp_path / "m.pgn"
+    with pytest.raises(SystemExit):
+        match_main(["--weights1", str(tmp_path / "missing.onnx"), "--sunfish", "--games", "2",
+                    "--pgn", str(pgn)])
+    assert "missing.onnx not found" in capsys.readouterr().err
+    assert not pgn.exists() and not (tmp_path / "m.pgn.partial").exists()
+
+
 def test_played_games_reads_a_match_back(fake_engine: FakeMaker, tmp_path: Path) -> None:
     pgn = tmp_path / "m.pgn"
     r = play_match(fake_engine("first", "a"), fake_engine("first", "b"), openings=[OPENING],

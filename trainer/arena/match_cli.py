@@ -108,6 +108,11 @@ def match_main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         tc = TimeControl.parse(args.tc)
+        for weights in (args.weights1, args.weights2):
+            # the engine would keep its bundled net and say so only in an info string: a match
+            # of the wrong net must not start
+            if weights and not Path(weights).expanduser().is_file():
+                raise FileNotFoundError(f"net {weights} not found")
         if args.engine1:
             a = parse_engine_arg(args.engine1)
         else:
