@@ -361,6 +361,23 @@ def test_match_refuses_a_missing_net_before_any_game(tmp_path: Path,
     assert not pgn.exists() and not (tmp_path / "m.pgn.partial").exists()
 
 
+def test_ladder_and_tuning_refuse_a_missing_net(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    # the check lives in zerosum_spec, which match, ladder and tune all build their engines with
+    from trainer.arena.ladder import ladder_main
+    from trainer.arena.tune import match_pair_player
+
+    missing = tmp_path / "missing.onnx"
+    with pytest.raises(FileNotFoundError, match="missing.onnx not found"):
+        zerosum_spec(missing)
+    with pytest.raises(SystemExit):
+        ladder_main(["--weights", str(missing), "--out", str(tmp_path / "ladder"), "--games", "2"])
+    assert "missing.onnx not found" in capsys.readouterr().err
+    assert not (tmp_path / "ladder").exists()
+    with pytest.raises(FileNotFoundError, match="missing.onnx not found"):
+        match_pair_player(str(missing), "fast", None, {}, pairs=2, seed=1)
+
+
 def test_played_games_reads_a_match_back(fake_engine: FakeMaker, tmp_path: Path) -> None:
     pgn = tmp_path / "m.pgn"
     r = play_match(fake_engine("first", "a"), fake_engine("first", "b"), openings=[OPENING],

@@ -298,9 +298,7 @@ def ladder_main(argv: list[str] | None = None) -> int:
         weights = args.weights
         if weights is None:
             weights = str(BUNDLED_NET)
-        if not Path(weights).is_file():
-            raise FileNotFoundError(f"net {weights} not found")
-        engine = zerosum_spec(weights, name=args.name)
+        engine = zerosum_spec(weights, name=args.name)  # refuses a missing net
         engine = dataclasses.replace(engine, options={**engine.options,
                                                       **key_values(args.option)})
         keys = [k.strip() for k in args.rungs.split(",") if k.strip()] if args.rungs else None

@@ -99,9 +99,16 @@ def zerosum_command() -> list[str]:
 
 def zerosum_spec(weights: str | os.PathLike[str] | None = None, name: str | None = None,
                  **options: Any) -> EngineSpec:
-    """Zerosum with a net (``WeightsFile``; its bundled net if None) and other UCI options."""
+    """Zerosum with a net (``WeightsFile``; its bundled net if None) and other UCI options.
+
+    A net that is not there raises FileNotFoundError here: the engine would keep its bundled net
+    and say so only in an info string, so a match, ladder or tuning run of the wrong net must not
+    start."""
     opts: dict[str, Any] = {}
     if weights is not None:
+        if not Path(weights).expanduser().is_file():
+            raise FileNotFoundError(f"net {weights} not found")
+        weights = Path(weights).expanduser()
         opts["WeightsFile"] = str(Path(weights).resolve())
     opts.update(options)
     if name is None:

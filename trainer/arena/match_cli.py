@@ -108,19 +108,16 @@ def match_main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         tc = TimeControl.parse(args.tc)
-        for weights in (args.weights1, args.weights2):
-            # the engine would keep its bundled net and say so only in an info string: a match
-            # of the wrong net must not start
-            if weights and not Path(weights).expanduser().is_file():
-                raise FileNotFoundError(f"net {weights} not found")
+        # zerosum_spec refuses a missing net; both are checked before either engine starts
+        specs = [zerosum_spec(w) if w else None for w in (args.weights1, args.weights2)]
         if args.engine1:
             a = parse_engine_arg(args.engine1)
         else:
-            a = zerosum_spec(args.weights1)
+            a = specs[0] or zerosum_spec()
         if args.engine2:
             b = parse_engine_arg(args.engine2)
-        elif args.weights2:
-            b = zerosum_spec(args.weights2)
+        elif specs[1] is not None:
+            b = specs[1]
         elif args.stockfish_elo is not None:
             b = stockfish_spec(args.stockfish_elo)
         else:

@@ -158,6 +158,7 @@ def match_pair_player(weights: str | None, tc: str, openings_path: str | None,
     from trainer.arena.match import play_match, zerosum_spec
     from trainer.data.openings import load_openings
 
+    zerosum_spec(weights)  # a missing net is refused here, before the first pair
     book = load_openings(openings_path or str(DEFAULT_OPENINGS), pairs, seed=seed)
 
     def play(plus: dict[str, float | int], minus: dict[str, float | int], k: int) -> float:
