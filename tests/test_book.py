@@ -134,6 +134,32 @@ def test_book_games_start_from_the_openings_given(tmp_path: Path, maia_path: Pat
     assert BookTable.load(table).runs == 1  # nothing written by the refused runs
 
 
+def test_book_resumed_gives_the_same_bin_as_one_run(tmp_path: Path, maia_path: Path) -> None:
+    """Four games in one run, the same four as 2 + 2 (killed and run again), and the one run
+    again from the same seed: the same Polyglot file, byte for byte, with and without
+    --openings (game k starts from line k however the games were split into runs)."""
+    from trainer.__main__ import main
+
+    pgn = tmp_path / "o.pgn"
+    pgn.write_text('[Event "a"]\n\n1. g4 e5 *\n\n[Event "b"]\n\n1. a4 h5 *\n\n'
+                   '[Event "c"]\n\n1. c4 c5 *\n')
+    firsts = []
+    for openings in ([], ["--openings", str(pgn)]):
+        books = []
+        for name, runs in (("one", [4]), ("split", [2, 2]), ("again", [4])):
+            table, out = tmp_path / f"{name}.npz", tmp_path / f"{name}.bin"
+            for games in runs:
+                assert main(["book", "--table", str(table), "--out", str(out), "--weights",
+                             str(maia_path), "--games", str(games), "--plies", "4", "--nodes",
+                             "8", "--seed", "7", "--save-every", "1", *openings]) == 0
+            assert BookTable.load(table).games == 4
+            books.append(out.read_bytes())
+            table.unlink()
+        assert books[0] and books[0] == books[1] == books[2]
+        firsts.append(books[0])
+    assert firsts[0] != firsts[1]  # the lines given were played
+
+
 def test_book_choice_and_variety(tmp_path: Path) -> None:
     table = BookTable()
     table.add_search(chess.Board(), 0.0, {chess.Move.from_uci("e2e4"): 0.6,

@@ -11,8 +11,9 @@ transpositions meet), normalised to the side to move:
     key -> N (searches), W (sum of the root's expected score Q), moves -> accumulated visit share
 
 It grows run after run: it is loaded at the start, written atomically every ``--save-every``
-games and at the end (Ctrl-C too), and the run number and games played seed the next games, so
-a run continues where the last one stopped. ``--out`` writes a standard Polyglot ``.bin`` from it
+games and at the end (Ctrl-C too), and the seed and the games played seed the next games (each
+with an empty NN cache), so a run continues where the last one stopped and gives the table and
+``.bin`` one unbroken run of as many games would. ``--out`` writes a standard Polyglot ``.bin`` from it
 (python-chess, Polyglot and cutechess read it): per position, the moves with at least
 ``--min-share`` of the best move's share, weight = share in percent.
 
@@ -116,7 +117,8 @@ class BookTable:
                 continue
             best = max(e.moves.values())
             kept = [(m, w) for m, w in e.moves.items() if w >= min_share * best and w > 0]
-            for m, w in sorted(kept, key=lambda mw: -mw[1]):
+            # ties by move, not by the order the moves were met: the same table, the same file
+            for m, w in sorted(kept, key=lambda mw: (-mw[1], mw[0])):
                 weight = max(1, min(0xFFFF, round(100 * w / e.searches)))
                 yield key, m, weight
 
@@ -152,6 +154,13 @@ class Searcher:
 
         self.nodes = nodes
         self.search = Search(OnnxEvaluator(weights, threads=threads), SearchParams())
+
+    def new_game(self) -> None:
+        """Empties the NN cache. A search's visits depend on what the cache holds (a hit is
+        backed up at once, a miss waits for its batch), so each game starts from an empty one:
+        then game k's searches are the same whether the games before it ran in this process or
+        in an earlier run, and a resumed run writes the same table and .bin."""
+        self.search.clear()
 
     def __call__(self, board: chess.Board) -> tuple[float, dict[chess.Move, float]]:
         from engine.board import Position, move_from_uci, move_to_uci
@@ -217,8 +226,13 @@ def pgn_lines(paths: Sequence[str], plies: int) -> Iterator[list[chess.Move]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:  # checked before anything is searched or written; 'none' as in match: the start
-        openings = load_openings(args.openings, args.games, plies=args.opening_plies)
+    table_path = Path(args.table)
+    table = BookTable.load(table_path) if table_path.exists() else BookTable()
+    try:  # checked before anything is searched or written; 'none' as in match: the start.
+        # The lines up to this run's last game, so that game k starts from line k whether the
+        # games came in one run or in several (a resumed run gives the same table and .bin).
+        openings = load_openings(args.openings, table.games + args.games,
+                                 plies=args.opening_plies)
     except (OSError, ValueError) as exc:
         raise SystemExit(f"book: --openings: {exc}") from None
     starts = None
@@ -227,8 +241,6 @@ def run(args: argparse.Namespace) -> int:
         if not starts:
             raise SystemExit(f"book: --openings: {args.openings} has no line from the start "
                              "position")
-    table_path = Path(args.table)
-    table = BookTable.load(table_path) if table_path.exists() else BookTable()
     before = (len(table.entries), table.games)
     table.runs += 1
     search = Searcher(args.weights, args.nodes)
@@ -242,11 +254,13 @@ def run(args: argparse.Namespace) -> int:
         for i, line in enumerate(pgn_lines(args.pgn or [], args.plies)):
             if i >= args.pgn_games:
                 break
+            search.new_game()
             searched += learn_line(table, chess.Board(), search, args.plies, args.searches,
                                    np.random.default_rng(0), 0.0, given=line)
         for g in range(args.games):
             # The game's seed is its number over all runs: a resumed run plays new games.
             rng = np.random.default_rng([args.seed, table.games])
+            search.new_game()
             board = chess.Board()
             if starts:  # the opening's own positions are learned too, then the game goes on
                 start_line = starts[table.games % len(starts)].moves
