@@ -107,9 +107,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--minutes", type=float, help="labelling time (the recipe's: 60)")
     p.add_argument("--batches", type=int, help="label this many batches instead of a time")
     p.add_argument("--workers", type=int, help="Stockfish processes (default: one a core)")
-    p.add_argument("--nodes", type=int, help="Stockfish nodes a position (the recipe's: 1000)")
+    p.add_argument("--nodes", type=int, help="Stockfish nodes a position (the recipe's: 3000)")
     p.add_argument("--seed", type=int, help="the campaign's seed")
-    p.add_argument("--steps", type=int, help="training steps (the recipe's: 14000)")
+    p.add_argument("--steps", type=int, help="training steps (the recipe's: 8000)")
     p.add_argument("--lr", type=float, help="peak learning rate (the recipe's: 5e-4)")
     p.add_argument("--init", help="start net: bundled (the recipe's), lc0-6x64 (from nothing), "
                                   "a preset, checkpoint or exported ONNX net")
