@@ -106,10 +106,10 @@ def zerosum_spec(weights: str | os.PathLike[str] | None = None, name: str | None
     start."""
     opts: dict[str, Any] = {}
     if weights is not None:
-        if not Path(weights).expanduser().is_file():
+        path = Path(weights).expanduser()
+        if not path.is_file():
             raise FileNotFoundError(f"net {weights} not found")
-        weights = Path(weights).expanduser()
-        opts["WeightsFile"] = str(Path(weights).resolve())
+        opts["WeightsFile"] = str(path.resolve())
     opts.update(options)
     if name is None:
         name = "zerosum" if weights is None else f"zerosum-{Path(weights).stem}"

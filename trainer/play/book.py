@@ -13,8 +13,8 @@ transpositions meet), normalised to the side to move:
 It grows run after run: it is loaded at the start, written atomically every ``--save-every``
 games and at the end (Ctrl-C too), and the seed and the games played seed the next games (each
 with an empty NN cache), so a run continues where the last one stopped and gives the table and
-``.bin`` one unbroken run of as many games would. ``--out`` writes a standard Polyglot ``.bin`` from it
-(python-chess, Polyglot and cutechess read it): per position, the moves with at least
+``.bin`` one unbroken run of as many games would. ``--out`` writes a standard Polyglot ``.bin``
+from it (python-chess, Polyglot and cutechess read it): per position, the moves with at least
 ``--min-share`` of the best move's share, weight = share in percent.
 
 Notation: "share" is a move's fraction of a search's root visits; a move's weight is its shares
