@@ -1,6 +1,7 @@
 #!/bin/bash
 # Issue 58's campaign, step 3a (2026-12-04, written for the 2-core AMD EPYC with AVX-512 VNNI and
-# BF16 of step 2): fresh 3,000-node labels (a new seed, 63), trained on from c2, the net step 2 bundled.
+# BF16 of step 2): fresh 3,000-node labels (a new seed, 63), trained on from c2, the net step 2
+# bundled.
 # Each command resumes where it stopped. Its first labelling run (about 1.2 million positions) was
 # lost with its machine before training. The second ran every step below (labels for 50 minutes)
 # in the session of stop 66, which ended before committing: its held-out figures
