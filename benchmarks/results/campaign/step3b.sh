@@ -27,7 +27,7 @@ python -m trainer quantize runs/camp/c3b.onnx --out runs/camp/c3b-int8.onnx \
   --pgn ../shared/data/pgn/carlsen_lichess_DannyTheDonkey_2019-01-29.pgn
 # 4. Held out, no search:
 PYTHONPATH=. python benchmarks/heldout.py --nets runs/camp/c2.onnx runs/camp/c3b.onnx \
-  runs/camp/c3b-int8.onnx --records runs/sf-heldout/a runs/sf-heldout/b \
+  --records runs/sf-heldout/a runs/sf-heldout/b \
   | tee $N/step3b-heldout.jsonl
 # 5. Against c2 at 10+0.1, one game at a time, nothing else running, the engine's defaults (fp32
 #    on this CPU):
