@@ -123,14 +123,17 @@ class LatentSearch:
     def _inflight(self) -> int:
         return int(self.tree.node_stats(ROOT)[1])
 
-    def run_worker(self, should_stop: Callable[[], bool], node_limit: int | None = None) -> None:
-        """Grows the tree until ``should_stop()`` or ``node_limit`` root visits. Blocks."""
+    def run_worker(self, should_stop: Callable[[], bool], node_limit: int | None = None,
+                   max_batch: int | None = None) -> None:
+        """Grows the tree until ``should_stop()`` or ``node_limit`` root visits. Blocks.
+        ``max_batch``: fewer leaves a batch than ``minibatch_size`` (as Search.run_worker)."""
         path = np.zeros(MAX_PATH, np.int32)
+        room = max(1, min(self.params.minibatch_size, max_batch or self.params.minibatch_size))
         while not should_stop():
             with self.lock:
                 budget = visit_budget(self.tree, node_limit)
                 done = budget <= 0 or self.stats.full
-                batch = [] if done else self._gather(path, budget)
+                batch = [] if done else self._gather(path, budget, room)
                 if batch and batch[0][0] != ROOT:
                     assert self._states is not None
                     # copied under the lock: another worker may grow the array meanwhile
@@ -151,12 +154,13 @@ class LatentSearch:
             with self.lock:
                 self._apply(batch, out.state, out.reward, out.net)
 
-    def _gather(self, path: npt.NDArray[np.int32], budget: int) -> list[tuple[int, int, int, int]]:
+    def _gather(self, path: npt.NDArray[np.int32], budget: int,
+                room: int) -> list[tuple[int, int, int, int]]:
         """Leaves to evaluate as (node, parent node, action, depth); [(ROOT, ...)] when the root
         itself is unexpanded. Absorbing leaves are backed up on the spot. Call under the lock."""
         tree, stats, p = self.tree, self.stats, self.params
         sel: LeafSelection[tuple[int, int, int, int]] = LeafSelection(
-            tree, path, stats, p, p.minibatch_size, budget)
+            tree, path, stats, p, room, budget)
         for leaf, depth in sel:
             if leaf < 0:  # TERMINAL: the latent tree sets none, but a proof is a proof
                 stats.playouts += 1

@@ -325,9 +325,13 @@ class Search:
 
     # ------------------------------------------------------------------ workers
 
-    def run_worker(self, should_stop: Callable[[], bool], node_limit: int | None = None) -> None:
-        """Grows the tree until ``should_stop()`` or ``node_limit`` root visits. Blocks."""
-        planes = np.zeros((self.params.minibatch_size, contract.NUM_PLANES, 8, 8), np.float32)
+    def run_worker(self, should_stop: Callable[[], bool], node_limit: int | None = None,
+                   max_batch: int | None = None) -> None:
+        """Grows the tree until ``should_stop()`` or ``node_limit`` root visits. Blocks.
+        ``max_batch``: fewer leaves a batch than ``minibatch_size`` (a short clock: the search can
+        stop only between batches)."""
+        size = min(self.params.minibatch_size, max_batch or self.params.minibatch_size)
+        planes = np.zeros((max(1, size), contract.NUM_PLANES, 8, 8), np.float32)
         batch = self.new_batch()
         while not should_stop():
             with self.lock:

@@ -2,7 +2,9 @@
 
 The budget is two numbers: ``target``, what a move should normally take, and ``hard``, what it may
 take when the search is unsure (smart pruning stops earlier when the best move is settled). Both
-leave ``overhead`` for the GUI round trip, so the engine never loses on time.
+leave ``overhead`` for the GUI round trip, so the engine never loses on time. The search can stop
+only between network batches; the controller counts the batch in flight against ``hard`` and,
+at a short clock, sends smaller batches (controller.BATCH_SHARE).
 
 Time that smart pruning saved on the previous move can be handed to this one (``saved``, lc0's
 SpendSavedTime): otherwise it only trickles back through the clock, a share per move still to

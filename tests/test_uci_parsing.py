@@ -1,6 +1,7 @@
 """Pure functions behind the UCI loop: command parsing, info formatting, options, time budget.
 
-No engine process and no net here: everything runs in milliseconds.
+No engine process and no net here (a fake one at most): everything runs in milliseconds or a few
+tenths of a second.
 """
 
 from __future__ import annotations
@@ -8,18 +9,22 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
+import threading
 import time
+from typing import Any
 
 import chess
+import numpy.typing as npt
 import pytest
 
 from engine.controller import Controller, EngineSettings, PvLine, Score, SearchInfo, unsettled
-from engine.evaluator import BUNDLED_NET_FILE, default_net_path
+from engine.evaluator import BUNDLED_NET_FILE, NetOutput, default_net_path
 from engine.options import BY_NAME, OPTIONS, UciOption, defaults, to_settings
 from engine.mcts import UNKNOWN, WIN
-from engine.search import MoveStats, SearchParams, SearchStats
+from engine.search import MoveStats, Search, SearchParams, SearchStats
 from engine.timeman import MIN_HORIZON, MIN_THINK, Budget, GoLimits, budget
 from engine.uci import UciError, format_info, parse_go, parse_position, parse_setoption
+from tests.fakes import HashEvaluator
 
 START_FEN = chess.STARTING_FEN
 
@@ -636,6 +641,49 @@ def test_unsettled_root_spends_up_to_the_hard_limit() -> None:
     assert stop(settled, limits, clock, 0.2, False)  # type: ignore[arg-type]
     assert not stop(unsure, limits, clock, 0.3, False)  # type: ignore[arg-type]
     assert stop(unsure, limits, clock, 0.5, False)  # type: ignore[arg-type]
+    # A batch still in flight counts against the hard limit (the search stops between batches),
+    # not against the target.
+    assert not stop(unsure, limits, clock, 0.45, False)  # type: ignore[arg-type]
+    assert stop(unsure, limits, clock, 0.45, False, 0.06)  # type: ignore[arg-type]
+    assert not stop(settled, limits, clock, 0.1, False, 0.06)  # type: ignore[arg-type]
+
+
+class _SlowEvaluator(HashEvaluator):
+    """The fake net at a fixed cost per position, at least: a slow CPU, or a busy one."""
+
+    def evaluate(self, planes: npt.NDArray[np.float32]) -> NetOutput:
+        time.sleep(0.002 * len(planes))
+        return super().evaluate(planes)
+
+
+def test_a_short_clock_shrinks_the_batch() -> None:
+    """Once a clock search has measured the net, a move with little time left sends smaller
+    batches, so that the batch in flight when time is up cannot flag the engine."""
+    moves_done = threading.Event()
+    ctrl = Controller(lambda i: None, lambda m, p: moves_done.set(), lambda s: None,
+                      EngineSettings(weights="unused.onnx", threads=1))
+    s = ctrl.settings
+    ctrl.search = Search(_SlowEvaluator(), ctrl.params)
+    ctrl._net_key = (s.weights, s.backend, s.precision, s.onnx_threads)
+    batches: list[int | None] = []
+    run_worker = ctrl.search.run_worker
+
+    def spy(should_stop: Any, node_limit: int | None = None,
+            max_batch: int | None = None) -> None:
+        batches.append(max_batch)
+        run_worker(should_stop, node_limit, max_batch)
+
+    ctrl.search.run_worker = spy  # type: ignore[method-assign]
+    for limits in (GoLimits(movetime=300), GoLimits(wtime=10_000, winc=100),
+                   GoLimits(wtime=200, winc=100)):
+        moves_done.clear()
+        ctrl.go(limits)
+        assert moves_done.wait(10)
+    minibatch = ctrl.params.minibatch_size
+    assert batches[0] is None  # nothing measured yet: full batches
+    # 2 ms a leaf or more: a full batch fits a move with 10 s left, not one with 0.2 s.
+    assert batches[2] is not None and batches[2] < minibatch // 2
+    assert batches[1] is not None and batches[1] > batches[2]
 
 
 def test_budget_is_pure() -> None:
