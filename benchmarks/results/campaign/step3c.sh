@@ -1,6 +1,6 @@
 #!/bin/bash
 # Issue 58's campaign, step 3c (2026-12-05, the 2-core AVX2 machine of step 3b, fp32): c3b lost to
-# c2 (36-24-40) after 1,800 steps, its value head behind c2's. Step 3a's c3, which beat c2, had
+# c2 (36-40-24) after 1,800 steps, its value head behind c2's. Step 3a's c3, which beat c2, had
 # 8,000 steps. So step 3c trains c3b on, on step 3b's data, for 2,400 more steps at half the
 # learning rate (4,200 in all from c2). Needs step3b.sh's files (runs/camp/s3, c3b.onnx, c2.onnx).
 # Rerun the training with --resume (passed on: `step3c.sh --resume`) to go on from its last
