@@ -41,7 +41,8 @@ from engine.board import Position
 from engine.evaluator import LatentModel, NetOutput
 from engine.mcts import ROOT, UNKNOWN, Tree
 from engine.search import (MAX_MOVES, MAX_PATH, LeafSelection, MoveStats, SearchParams,
-                           SearchStats, ranked_root_moves, softmax_priors, visit_budget)
+                           SearchStats, batch_room, ranked_root_moves, softmax_priors,
+                           visit_budget)
 
 TERMINAL_REWARD = 0.5
 """Probability of a decisive reward above which a move is taken to end the game."""
@@ -128,7 +129,7 @@ class LatentSearch:
         """Grows the tree until ``should_stop()`` or ``node_limit`` root visits. Blocks.
         ``max_batch``: fewer leaves a batch than ``minibatch_size`` (as Search.run_worker)."""
         path = np.zeros(MAX_PATH, np.int32)
-        room = max(1, min(self.params.minibatch_size, max_batch or self.params.minibatch_size))
+        room = batch_room(self.params, max_batch)
         while not should_stop():
             with self.lock:
                 budget = visit_budget(self.tree, node_limit)

@@ -330,8 +330,8 @@ class Search:
         """Grows the tree until ``should_stop()`` or ``node_limit`` root visits. Blocks.
         ``max_batch``: fewer leaves a batch than ``minibatch_size`` (a short clock: the search can
         stop only between batches)."""
-        size = min(self.params.minibatch_size, max_batch or self.params.minibatch_size)
-        planes = np.zeros((max(1, size), contract.NUM_PLANES, 8, 8), np.float32)
+        planes = np.zeros((batch_room(self.params, max_batch), contract.NUM_PLANES, 8, 8),
+                          np.float32)
         batch = self.new_batch()
         while not should_stop():
             with self.lock:
@@ -553,6 +553,12 @@ def visit_budget(tree: Tree, node_limit: int | None) -> int:
         return 1 << 30
     visits, inflight = tree.node_stats(ROOT)[:2]
     return node_limit - int(visits) - int(inflight)
+
+
+def batch_room(params: SearchParams, max_batch: int | None) -> int:
+    """Leaves a worker's batch may hold: ``minibatch_size``, or fewer where the caller caps it
+    (``run_worker``'s ``max_batch``); at least one."""
+    return max(1, min(params.minibatch_size, max_batch or params.minibatch_size))
 
 
 def ranked_root_moves(tree: Tree, lock: threading.Lock) -> list[MoveStats]:

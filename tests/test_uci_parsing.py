@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 import chess
+import numpy as np
 import numpy.typing as npt
 import pytest
 
