@@ -4,7 +4,10 @@
 
 For each engine (by name): the moves timed, the seconds a move took (quantiles 10/25/50/75/90%
 and the mean; the clock's drop plus the increment, so the GUI's lag is in it), the share of
-moves under 0.12 s, and its clock at the end of the game (median). The base and increment come
+moves under 0.12 s, and its clock at the end of the game (median). With an opening book
+(``OwnBook``; the runner marks those moves ``own book``): the engine's book moves a game, the
+ply at which it left the book (the game's ply at its first searched move, opening included),
+and its clock after its 20th move (the clock the book saved). The base and increment come
 from the ``TimeControl`` header, read by the match runner's own parser. A ``.pgn.partial`` of a
 stopped match reads the same way.
 """
@@ -20,12 +23,15 @@ import chess
 import chess.pgn
 import numpy as np
 
-from trainer.arena.match import TimeControl
+from trainer.arena.match import OWN_BOOK, TimeControl
 
 
 def clock_use(paths: list[str]) -> dict[str, dict[str, object]]:
     spent: dict[str, list[float]] = defaultdict(list)
     ends: dict[str, list[float]] = defaultdict(list)
+    book_moves: dict[str, list[int]] = defaultdict(list)
+    exits: dict[str, list[int]] = defaultdict(list)
+    at_move_20: dict[str, list[float]] = defaultdict(list)
     for path in paths:
         opener = gzip.open if path.endswith(".gz") else open  # results keep their PGNs gzipped
         with opener(path, "rt", encoding="utf-8") as f:
@@ -39,17 +45,27 @@ def clock_use(paths: list[str]) -> dict[str, dict[str, object]]:
                 base, inc = tc.base, tc.increment
                 names = {chess.WHITE: game.headers["White"], chess.BLACK: game.headers["Black"]}
                 last = {chess.WHITE: base, chess.BLACK: base}
+                booked = {chess.WHITE: 0, chess.BLACK: 0}
+                left_book: dict[chess.Color, int] = {}
                 node: chess.pgn.GameNode = game
                 while node.variations:
                     nxt = node.variations[0]
                     side = node.turn()
                     left = nxt.clock()
-                    if left is not None:
+                    if left is not None:  # a move the engine played (not the opening's)
                         spent[names[side]].append(last[side] - left + inc)
                         last[side] = left
+                        if OWN_BOOK in nxt.comment:
+                            booked[side] += 1
+                        else:
+                            left_book.setdefault(side, node.ply())
+                        if node.ply() // 2 + 1 == 20:
+                            at_move_20[names[side]].append(left)
                     node = nxt
                 for side, name in names.items():
                     ends[name].append(last[side])
+                    book_moves[name].append(booked[side])
+                    exits[name].append(left_book.get(side, node.ply()))
     out: dict[str, dict[str, object]] = {}
     for name, times in sorted(spent.items()):
         t = np.array(times)
@@ -61,6 +77,13 @@ def clock_use(paths: list[str]) -> dict[str, dict[str, object]]:
             "under_0.12s": round(float((t < 0.12).mean()), 3),
             "games": len(ends[name]),
             "clock_left_at_end_median": round(float(np.median(ends[name])), 2)}
+        if any(book_moves[name]):
+            out[name].update({
+                "own_book_moves_per_game": round(float(np.mean(book_moves[name])), 2),
+                "games_with_a_book_move": sum(1 for n in book_moves[name] if n),
+                "book_exit_ply_mean": round(float(np.mean(exits[name])), 2)})
+        if at_move_20[name]:
+            out[name]["clock_after_move_20_mean"] = round(float(np.mean(at_move_20[name])), 2)
     return out
 
 

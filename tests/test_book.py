@@ -18,7 +18,7 @@ from tests.test_uci_dialogue import (  # noqa: F401  (fixtures)
     engine,
     raw_engine,
 )
-from trainer.play.book import BookTable, learn_line, polyglot_move
+from trainer.play.book import BookTable, book_side, learn_line, polyglot_move
 
 
 def fake_search(board: chess.Board) -> tuple[float, dict[chess.Move, float]]:
@@ -88,6 +88,27 @@ def test_given_games_are_learned() -> None:
         assert table.get(board) is not None
         board.push(m)
     assert len(table.entries) == 3
+
+
+def test_book_side_plays_the_heaviest_move_and_the_other_side_draws() -> None:
+    """--book-side alternate: the book's side follows the table as the engine will (its
+    heaviest move), so only the opponent's replies spread the games."""
+    lines = set()
+    for seed in range(12):
+        table, board = BookTable(), chess.Board()
+        learn_line(table, board, fake_search, 6, 1, np.random.default_rng(seed), 1.0,
+                   book_side=chess.WHITE)
+        line = [m.uci() for m in board.move_stack]
+        replay = chess.Board()
+        for k, uci in enumerate(line):
+            if k % 2 == 0:  # White's: the first of fake_search's three (60%)
+                assert uci == min(m.uci() for m in replay.legal_moves)
+            replay.push_uci(uci)
+        lines.add(tuple(line))
+    assert len(lines) > 3  # Black's replies were drawn
+    assert [book_side("alternate", g, 55) for g in (0, 54, 55, 109, 110)] == [
+        chess.WHITE, chess.WHITE, chess.BLACK, chess.BLACK, chess.WHITE]
+    assert book_side("both", 0, 55) is None
 
 
 def test_book_command_runs_twice_and_resumes(tmp_path: Path, maia_path: Path) -> None:

@@ -248,6 +248,10 @@ for line in sys.stdin:
             continue
         if mode == "slow":
             time.sleep(0.3)
+        if mode == "book" and board.ply() < 12:  # as engines say it: a string, no depth
+            print("info string book move " + next(iter(board.legal_moves)).uci())
+        elif mode == "book":
+            print("info depth 1 nodes 1 string searched")
         print("bestmove " + next(iter(board.legal_moves)).uci(), flush=True)
     elif tok[0] == "quit":
         break
@@ -394,6 +398,26 @@ def test_played_games_reads_a_match_back(fake_engine: FakeMaker, tmp_path: Path)
             played_games(pgn, *names, [OPENING], TimeControl.parse(tc))
     with pytest.raises(ValueError, match="opening"):
         played_games(pgn, "a", "b", [START], TimeControl.parse("5+0.1"))
+
+
+def test_own_book_moves_are_marked_and_read_back(fake_engine: FakeMaker,
+                                                tmp_path: Path) -> None:
+    """A move the engine says it took from its own book (an info string, no depth) is marked
+    in the record and the PGN ("own book" after the clock) and read back on resume; a searched
+    move is not, whatever string it sends."""
+    pgn = tmp_path / "m.pgn"
+    r = play_match(fake_engine("book", "a"), fake_engine("first", "b"), openings=[OPENING],
+                   games=2, tc="5+0.1", progress=False, pgn_path=pgn, max_plies=18)
+    # the opening has 4 plies; "a" answers from its book below ply 12, then searches
+    for g in r.games:
+        plies = range(4, 4 + len(g.moves))
+        a_moves = [p % 2 == (0 if g.a_white else 1) for p in plies]
+        assert g.own_book == [a and p < 12 for a, p in zip(a_moves, plies)]
+    back = played_games(pgn, "a", "b", [OPENING], TimeControl.parse("5+0.1"))
+    assert [g.own_book for g in back] == [g.own_book for g in r.games]
+    nodes = list(_read_pgn(pgn)[0].mainline())
+    assert nodes[4].comment.endswith("] own book") and nodes[4].clock() is not None
+    assert "book" not in nodes[5].comment
 
 
 def test_match_resumes_after_a_kill(fake_engine: FakeMaker, tmp_path: Path,

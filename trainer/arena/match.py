@@ -28,7 +28,8 @@
   reused across its games (python-chess sends ``ucinewgame`` at each new game).
 * The PGN (headers Event, Site, Date, Round, White, Black, Result, Termination (PGN's standard
   values: normal, time forfeit, rules infraction, abandoned, adjudication), TerminationDetails,
-  Opening, ECO, TimeControl, PlyCount; ``[%clk]`` comments under a clock) is appended to
+  Opening, ECO, TimeControl, PlyCount; ``[%clk]`` comments under a clock, ``own book`` after
+  a move the engine said came from its own book) is appended to
   ``PATH.partial`` as games finish and written in game order to ``PATH`` atomically at the end.
   A match stopped by anything (Ctrl-C, kill -9, the machine) resumes from them
   (``--resume``, :mod:`trainer.arena.match_pgn`): it plays only the games the files lack.
@@ -210,8 +211,10 @@ class _EngineHandle:
 
 def _play(engine: chess.engine.SimpleEngine, board: chess.Board, limit: chess.engine.Limit,
           game: object, timeout: float) -> chess.engine.PlayResult:
-    """``engine.play`` with a hard wall-clock ``timeout`` (raises TimeoutError)."""
-    coro = asyncio.wait_for(engine.protocol.play(board, limit, game=game), timeout)
+    """``engine.play`` with a hard wall-clock ``timeout`` (raises TimeoutError). The result's
+    info holds the move's last depth and info string (a book move has the string, no depth)."""
+    coro = asyncio.wait_for(engine.protocol.play(board, limit, game=game,
+                                                 info=chess.engine.INFO_BASIC), timeout)
     future = asyncio.run_coroutine_threadsafe(coro, engine.protocol.loop)
     return future.result()
 
@@ -313,6 +316,7 @@ class GameRecord:
     a_white: bool
     moves: list[chess.Move] = field(default_factory=list)
     clocks: list[float | None] = field(default_factory=list)  # mover's clock after each move
+    own_book: list[bool] = field(default_factory=list)  # the mover played it from its own book
     result: str = "*"
     termination: str = "unterminated"
     reason: str = ""
@@ -359,10 +363,12 @@ class GameRecord:
             node = node.add_main_variation(move)
         if self.opening.moves:
             node.comment = "book"
-        for move, clock in zip(self.moves, self.clocks):
+        for k, (move, clock) in enumerate(zip(self.moves, self.clocks)):
             node = node.add_main_variation(move)
             if clock is not None:
                 node.set_clock(max(clock, 0.0))
+            if k < len(self.own_book) and self.own_book[k]:
+                node.comment = (node.comment + " " if node.comment else "") + OWN_BOOK
         if self.reason:
             node.comment = (node.comment + " " if node.comment else "") + self.reason
         return game
@@ -402,6 +408,16 @@ def _describe_crash(handle: _EngineHandle, exc: BaseException | None, what: str)
     return "; ".join(parts)
 
 
+OWN_BOOK = "own book"
+"""The PGN comment (after the clock) of a move the engine played from its own book."""
+
+
+def _is_book_move(info: chess.engine.InfoDict) -> bool:
+    """The engine answered from its own book: it said so (``info string book move ...``, as
+    this engine and others do) and reported no search depth."""
+    return "depth" not in info and str(info.get("string", "")).lower().startswith("book")
+
+
 def play_game(number: int, opening: Opening, white: _EngineHandle, black: _EngineHandle,
               a_white: bool, tc: TimeControl, *, max_plies: int | None = None,
               stall_timeout: float = 30.0, time_margin: float = 0.0,
@@ -430,6 +446,7 @@ def play_game(number: int, opening: Opening, white: _EngineHandle, black: _Engin
         name = handle.spec.name
         failure: tuple[FailureKind, str] | None = None
         move: chess.Move | None = None
+        from_book = False
         spent = 0.0
         timeout = stall_timeout + (clocks[side] if tc.is_clock else 0.0)
         try:
@@ -443,6 +460,7 @@ def play_game(number: int, opening: Opening, white: _EngineHandle, black: _Engin
                 played = _play(engine, board, limit, token, timeout)
                 spent = time.perf_counter() - t0
                 move = played.move
+                from_book = _is_book_move(played.info)
             except (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError):
                 failure = (FailureKind.TIME,
                            f"no move after {time.perf_counter() - t0:.1f} s "
@@ -485,6 +503,7 @@ def play_game(number: int, opening: Opening, white: _EngineHandle, black: _Engin
         board.push(move)
         rec.moves.append(move)
         rec.clocks.append(clocks[side] if tc.is_clock else None)
+        rec.own_book.append(from_book)
     rec.duration = time.perf_counter() - t_start
     return rec
 

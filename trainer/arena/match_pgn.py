@@ -18,7 +18,7 @@ from typing import Sequence
 import chess
 import chess.pgn
 
-from trainer.arena.match import _TERMINATION, Failure, GameRecord, TimeControl
+from trainer.arena.match import _TERMINATION, OWN_BOOK, Failure, GameRecord, TimeControl
 from trainer.data.openings import START, Opening
 
 _KIND = {termination: kind for kind, termination in _TERMINATION.items()}
@@ -76,6 +76,7 @@ def _record(game: chess.pgn.Game, engine_a: str, engine_b: str, book: list[Openi
     rest = nodes[len(opening.moves):]
     rec = GameRecord(number, opening, h["White"], h["Black"], a_white,
                      moves=[n.move for n in rest], clocks=[n.clock() for n in rest],
+                     own_book=[OWN_BOOK in n.comment for n in rest],
                      result=result, termination=h.get("Termination", "normal"),
                      reason=h.get("TerminationDetails", ""))
     kind = _KIND.get(rec.termination)

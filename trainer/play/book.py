@@ -194,9 +194,12 @@ def pick(rng: np.random.Generator, weights: dict[Any, float], temperature: float
 
 def learn_line(table: BookTable, board: chess.Board, search: Searcher, plies: int,
                searches: int, rng: np.random.Generator, temperature: float,
-               given: Sequence[chess.Move] | None = None) -> int:
+               given: Sequence[chess.Move] | None = None,
+               book_side: chess.Color | None = None) -> int:
     """Plays (or replays ``given``) the first ``plies`` plies from ``board``, searching each
-    position the table knows fewer than ``searches`` times; returns the searches made."""
+    position the table knows fewer than ``searches`` times; returns the searches made.
+    ``book_side``: that side plays the table's heaviest move, as the engine does from the book
+    at ``BookVariety`` 0, and only the other side's moves are drawn at ``temperature``."""
     made = 0
     for ply in range(plies):
         if board.is_game_over() or (given is not None and ply >= len(given)):
@@ -212,9 +215,20 @@ def learn_line(table: BookTable, board: chess.Board, search: Searcher, plies: in
             move = given[ply]
         else:
             by_move = {m: entry.moves.get(polyglot_move(board, m), 0.0) for m in board.legal_moves}
-            move = pick(rng, {m: w for m, w in by_move.items() if w > 0} or by_move, temperature)
+            move = pick(rng, {m: w for m, w in by_move.items() if w > 0} or by_move,
+                        0.0 if board.turn == book_side else temperature)
         board.push(move)
     return made
+
+
+def book_side(mode: str, game: int, starts: int) -> chess.Color | None:
+    """The side that plays from the book in self-play game ``game`` (counted over all runs):
+    none ('both': both sides draw their moves), or, with 'alternate', White in the first
+    round over the ``starts`` openings, Black in the next, and so on, so that every opening is
+    learned for the book on each side, as a match plays it with colours swapped."""
+    if mode == "both":
+        return None
+    return chess.WHITE if (game // starts) % 2 == 0 else chess.BLACK
 
 
 def pgn_lines(paths: Sequence[str], plies: int) -> Iterator[list[chess.Move]]:
@@ -241,6 +255,8 @@ def run(args: argparse.Namespace) -> int:
         if not starts:
             raise SystemExit(f"book: --openings: {args.openings} has no line from the start "
                              "position")
+    # the openings' cycle (load_openings repeats them to fill the count)
+    lines = len({(o.fen, o.moves) for o in starts}) if starts else 1
     before = (len(table.entries), table.games)
     table.runs += 1
     search = Searcher(args.weights, args.nodes)
@@ -267,7 +283,8 @@ def run(args: argparse.Namespace) -> int:
                 searched += learn_line(table, board, search, len(start_line), args.searches, rng,
                                        0.0, given=start_line)
             searched += learn_line(table, board, search, args.plies - len(board.move_stack),
-                                   args.searches, rng, args.temperature)
+                                   args.searches, rng, args.temperature,
+                                   book_side=book_side(args.book_side, table.games, lines))
             table.games += 1
             if (g + 1) % args.save_every == 0:
                 save()
@@ -298,6 +315,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="searches of a position before games follow the table (1)")
     p.add_argument("--temperature", type=float, default=1.0,
                    help="variety of self-play moves: weight^(1/T) (1)")
+    p.add_argument("--book-side", choices=("both", "alternate"), default="both",
+                   help="'alternate': in each game one side plays the table's heaviest move (as "
+                        "the engine plays from the book) and only its opponent's moves are "
+                        "drawn, so the table grows along the lines a match with OwnBook meets; "
+                        "the side alternates per round over the openings (both)")
     p.add_argument("--openings", help="self-play games start from this PGN's first --games "
                                        "lines, in turn, e.g. a match's (none, the default: the "
                                        "start position)")
