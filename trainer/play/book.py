@@ -259,7 +259,7 @@ def run(args: argparse.Namespace) -> int:
     lines = len({(o.fen, o.moves) for o in starts}) if starts else 1
     before = (len(table.entries), table.games)
     table.runs += 1
-    search = Searcher(args.weights, args.nodes)
+    search = Searcher(args.weights, args.nodes, threads=args.threads)
     start = time.monotonic()
     searched = 0
 
@@ -311,6 +311,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--games", type=int, default=20, help="self-play games this run (20)")
     p.add_argument("--plies", type=int, default=12, help="plies of each game learned (12)")
     p.add_argument("--nodes", type=int, default=400, help="search visits per position (400)")
+    p.add_argument("--threads", type=int, default=1,
+                   help="onnxruntime threads of the search (1); a run repeats its table "
+                        "exactly only at the same count")
     p.add_argument("--searches", type=int, default=1,
                    help="searches of a position before games follow the table (1)")
     p.add_argument("--temperature", type=float, default=1.0,
