@@ -71,7 +71,7 @@ if [ -f .dev/stockfish.xz ]; then
 fi
 stamp "built; Stockfish: $("$SF" quit <<< "" | head -n 1)"
 cp nets/zerosum-6x64-c2.onnx "$WORK/c2.onnx"   # the bundled net (no .git travels)
-# 1. Labels: a Stockfish on each core for the minutes given, 3,000 nodes a position, a new seed (64).
+# 1. Labels: a Stockfish on each core for the minutes given, 3,000 nodes a position, seed 64.
 $PY -m trainer sf-campaign --dir "$WORK/s4" --workers "$WORKERS" --nodes 3000 --seed 64 \
   --minutes "$MINUTES" --stockfish "$SF" --report-s 30 > "$OUT/label.log" 2>&1
 stamp "labelled: $(tail -n 1 "$OUT/label.log")"
