@@ -10,6 +10,11 @@ transpositions meet), normalised to the side to move:
 
     key -> N (searches), W (sum of the root's expected score Q), moves -> accumulated visit share
 
+In a match the engine plays the book's heaviest move and only its opponent varies, so by
+default (``--book-side alternate``) one side of each game does the same and only the other's
+moves are drawn (weight^(1/T)); the side alternates per round over the openings. The table then
+deepens along the lines a match meets instead of spreading over side lines both sides pick.
+
 It grows run after run: it is loaded at the start, written atomically every ``--save-every``
 games and at the end (Ctrl-C too), and the seed and the games played seed the next games (each
 with an empty NN cache), so a run continues where the last one stopped and gives the table and
@@ -316,13 +321,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "exactly only at the same count")
     p.add_argument("--searches", type=int, default=1,
                    help="searches of a position before games follow the table (1)")
-    p.add_argument("--temperature", type=float, default=1.0,
-                   help="variety of self-play moves: weight^(1/T) (1)")
-    p.add_argument("--book-side", choices=("both", "alternate"), default="both",
+    p.add_argument("--temperature", type=float, default=0.5,
+                   help="variety of the drawn self-play moves: weight^(1/T) (0.5: an opponent "
+                        "plays its search's best move more often than its visit share says)")
+    p.add_argument("--book-side", choices=("alternate", "both"), default="alternate",
                    help="'alternate': in each game one side plays the table's heaviest move (as "
                         "the engine plays from the book) and only its opponent's moves are "
                         "drawn, so the table grows along the lines a match with OwnBook meets; "
-                        "the side alternates per round over the openings (both)")
+                        "the side alternates per round over the openings. 'both': both sides "
+                        "draw (alternate)")
     p.add_argument("--openings", help="self-play games start from this PGN's first --games "
                                        "lines, in turn, e.g. a match's (none, the default: the "
                                        "start position)")
