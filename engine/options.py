@@ -6,6 +6,7 @@ Floating-point options are declared as UCI ``string`` options, as lc0 does, and 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Union
 
 from engine.controller import EngineSettings
@@ -104,7 +105,7 @@ OPTIONS: tuple[UciOption, ...] = (
     UciOption("MoveOverhead", "spin", _S.move_overhead_ms, 0, 100_000),
     UciOption("SyzygyPath", "string", "<empty>"),
     UciOption("OwnBook", "check", False),
-    UciOption("BookFile", "string", "<empty>"),
+    UciOption("BookFile", "string", "<default>"),
     UciOption("BookDepth", "spin", 20, 0, 1000),
     UciOption("BookVariety", "spin", 0, 0, 100),
     UciOption("Clear Tree", "button", ""),
@@ -120,11 +121,23 @@ def weights_path(value: Value) -> str:
     return str(default_net_path()) if value in ("<default>", "<empty>", "") else str(value)
 
 
+def book_path(value: Value, weights: str) -> str:
+    """BookFile: a path; ``<empty>`` none; ``<default>`` the book shipped for the net, the
+    weights file's name with ``.bin`` (the bundled net has one), or none where there is none."""
+    if value in ("<empty>", ""):
+        return ""
+    if value == "<default>":
+        beside = Path(weights).with_suffix(".bin")
+        return str(beside) if beside.is_file() else ""
+    return str(value)
+
+
 def to_settings(values: dict[str, Value]) -> tuple[EngineSettings, SearchParams]:
     """Turns option values (keyed by option name) into the controller's and search's settings."""
     v = values
+    weights = weights_path(v["WeightsFile"])
     settings = EngineSettings(
-        weights=weights_path(v["WeightsFile"]), backend=str(v["Backend"]),
+        weights=weights, backend=str(v["Backend"]),
         precision=str(v["Precision"]),
         onnx_threads=int(v["NNThreads"]), threads=int(v["Threads"]), multipv=int(v["MultiPV"]),
         move_overhead_ms=int(v["MoveOverhead"]),
@@ -133,7 +146,7 @@ def to_settings(values: dict[str, Value]) -> tuple[EngineSettings, SearchParams]
         syzygy_path="" if v["SyzygyPath"] in ("<empty>", "") else str(v["SyzygyPath"]),
         verbose_move_stats=bool(v["VerboseMoveStats"]), analyse_mode=bool(v["UCI_AnalyseMode"]),
         chess960=bool(v["UCI_Chess960"]), own_book=bool(v["OwnBook"]),
-        book_file="" if v["BookFile"] in ("<empty>", "") else str(v["BookFile"]),
+        book_file=book_path(v["BookFile"], weights),
         book_depth=int(v["BookDepth"]), book_variety=int(v["BookVariety"]))
     params = SearchParams(
         cpuct=float(v["CPuct"]), cpuct_base=float(v["CPuctBase"]),

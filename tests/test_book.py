@@ -230,3 +230,33 @@ def test_own_book_dialogue(engine: EngineProcess, tmp_path: Path) -> None:
     assert not [s for s in lines if s.startswith("info string book")]
     engine.send(f"setoption name BookFile value {tmp_path / 'missing.bin'}")
     assert any("no such file" in s for s in engine.isready())
+
+
+def test_the_bundled_net_ships_its_book(raw_engine: EngineProcess, maia_path: Path,
+                                         tmp_path: Path) -> None:
+    """BookFile <default> is the book beside the net (its name with .bin): the bundled net's
+    own, so OwnBook alone plays its heaviest move; a net without one has no book."""
+    from engine.evaluator import default_net_path
+    from engine.options import book_path
+
+    shipped = default_net_path().with_suffix(".bin")
+    with chess.polyglot.open_reader(shipped) as reader:
+        heaviest = reader.find(chess.Board()).move.uci()
+    assert book_path("<default>", str(default_net_path())) == str(shipped)
+    assert book_path("<default>", str(maia_path)) == ""
+    assert book_path("<empty>", str(default_net_path())) == ""
+    assert book_path(str(tmp_path / "x.bin"), str(maia_path)) == str(tmp_path / "x.bin")
+
+    raw_engine.send("uci")
+    declared, _ = raw_engine.read_until(lambda s: s == "uciok")
+    assert "option name BookFile type string default <default>" in declared
+    raw_engine.send("setoption name Threads value 1")
+    raw_engine.send("setoption name OwnBook value true")
+    raw_engine.send("position startpos")
+    lines, best = raw_engine.search("go wtime 10000 btime 10000")
+    assert lines[0].startswith(f"info string book move {heaviest} ")
+    assert best == f"bestmove {heaviest}"
+    raw_engine.send(f"setoption name WeightsFile value {maia_path}")  # no book beside it
+    lines, _ = raw_engine.search("go nodes 30")
+    assert [s for s in lines if s.startswith("info depth")]
+    assert not [s for s in lines if s.startswith("info string book")]

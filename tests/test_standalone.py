@@ -82,6 +82,7 @@ def test_defaults_resolve_inside_the_installed_package(installed: tuple[Path, Pa
         assert Path(got[key]).is_file(), got[key]
     assert got["cmd"][1:] == ["-m", "engine"] and Path(got["cwd"]) == site
     assert (site / "trainer" / "data" / "LICENSE-openings-CC0.txt").is_file()
+    assert Path(got["net"]).with_suffix(".bin").is_file()  # the net's own book (BookFile)
 
 
 def test_selfplay_with_default_net_and_openings(installed: tuple[Path, Path, dict[str, str]]
