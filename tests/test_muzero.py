@@ -189,6 +189,65 @@ def test_training_resumes_exactly(records: list[Path], tmp_path: Path) -> None:
     assert (tmp_path / "b" / "train_log.jsonl").read_text().count("\n") >= 2
 
 
+def _alphazero_onnx(tmp_path: Path) -> Path:
+    """A small AlphaZero net (flattened value head, as the lc0 presets) with trained-looking
+    batch norms, exported by the trainer."""
+    from trainer.learn.config import NetConfig
+    from trainer.learn.export import export_onnx
+    from trainer.learn.model import Net
+
+    torch.manual_seed(3)
+    net = Net(NetConfig(blocks=2, filters=16, se_ratio=4, policy_channels=16, value_channels=4,
+                        value_hidden=16))
+    for m in net.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.2, 0.2)  # type: ignore[union-attr]
+            m.running_var.uniform_(0.5, 2.0)  # type: ignore[union-attr]
+    path = tmp_path / "az.onnx"
+    export_onnx(net.eval(), path)
+    return path
+
+
+def test_muzero_from_an_alphazero_net_starts_as_that_net(tmp_path: Path) -> None:
+    """h and f come from the AlphaZero net, so the initial inference gives its policy and WDL
+    (read by onnxruntime from its file); only g is new."""
+    az = _alphazero_onnx(tmp_path)
+    model = MuZeroTrainer.fresh_model(str(az)).eval()
+    assert not model.cfg.scale_states and model.cfg.pred_blocks == 0
+    planes = np.stack([contract.encode(chess.Board()),
+                       contract.encode(chess.Board("8/8/4k3/8/2P5/8/4K3/8 b - - 0 1"))])
+    want = OnnxEvaluator(str(az), threads=1).evaluate(planes)
+    with torch.no_grad():
+        got = model.initial_inference(torch.from_numpy(planes))
+    np.testing.assert_allclose(got.policy.numpy(), want.policy, atol=1e-4)
+    np.testing.assert_allclose(torch.softmax(got.wdl, 1).numpy(), want.wdl, atol=1e-5)
+
+
+def test_dynamics_alone_learns_consistency_on_a_frozen_alphazero_net(
+        records: list[Path], tmp_path: Path) -> None:
+    """--train-only dyn_ reward_ with a consistency weight: h and f (weights and batch-norm
+    statistics) stay the AlphaZero net's, g moves, and g's states come nearer h's."""
+    data = TrajectoryData(records)
+    cfg = MuZeroTrainConfig(batch_size=16, total_steps=60, warmup=1, lr=3e-3, threads=1,
+                            unroll=3, consistency_weight=1.0, train_only=["dyn_", "reward_"],
+                            checkpoint_every=1000, log_every=1000)
+    t = MuZeroTrainer.create(str(_alphazero_onnx(tmp_path)), cfg, tmp_path / "mz")
+    before = {k: v.clone() for k, v in t.model.state_dict().items()}
+    batch = t.sample(data, np.random.default_rng(0))
+    assert batch.step_planes is not None and batch.step_planes.shape[:2] == (16, 3)
+    t.model.train()
+    _, m0 = unrolled_loss(t.model, batch, cfg, torch.device("cpu"))
+    t.train(data, 60, progress=False)
+    t.model.train()
+    _, m1 = unrolled_loss(t.model, batch, cfg, torch.device("cpu"))
+    after = t.model.state_dict()
+    for k, v in before.items():
+        if not k.startswith(("dyn_", "reward_")):
+            assert torch.equal(v, after[k]), k
+    assert any(not torch.equal(v, after[k]) for k, v in before.items() if k.startswith("dyn_"))
+    assert m1["consistency_1"] < 0.5 * m0["consistency_1"], (m0, m1)
+
+
 # ----------------------------------------------------------------------- export
 
 

@@ -18,7 +18,8 @@ def _train(a: argparse.Namespace) -> int:
         batch_size=a.batch_size, lr=a.lr, warmup=a.warmup, total_steps=a.total_steps or a.steps,
         schedule=a.schedule, q_weight=a.q_weight, unroll=a.unroll, log_every=a.log_every,
         checkpoint_every=a.checkpoint_every, keep=a.keep, seed=a.seed, device=a.device,
-        threads=a.train_threads)
+        threads=a.train_threads, consistency_weight=a.consistency_weight,
+        train_only=a.train_only or [])
     files = record_files(a.data)
     if not files:
         raise SystemExit(f"no record files in {', '.join(a.data)}")
@@ -55,7 +56,8 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--data", nargs="+", required=True, help="records directories, oldest first")
     p.add_argument("--out", required=True, help="directory for checkpoints and logs")
     p.add_argument("--init", default="small",
-                   help=f"preset ({', '.join(PRESETS)}) or MuZero checkpoint .pt")
+                   help=f"preset ({', '.join(PRESETS)}), MuZero checkpoint .pt, or an AlphaZero "
+                        "net .onnx whose stem, tower and heads become h and f")
     p.add_argument("--resume", action="store_true", help="continue from the newest checkpoint")
     p.add_argument("--steps", type=int, default=1000, help="train until this global step")
     p.add_argument("--total-steps", type=int, default=None, help="schedule horizon")
@@ -65,6 +67,11 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--warmup", type=int, default=100)
     p.add_argument("--unroll", type=int, default=5, help="K")
     p.add_argument("--q-weight", type=float, default=0.3)
+    p.add_argument("--consistency-weight", type=float, default=0.0,
+                   help="weight of g's state against h of the position reached (0: off)")
+    p.add_argument("--train-only", nargs="*", metavar="PREFIX",
+                   help="only parameters with these name prefixes train, e.g. 'dyn_ reward_' "
+                        "for g alone on an AlphaZero net's h and f (default: all)")
     p.add_argument("--log-every", type=int, default=25)
     p.add_argument("--checkpoint-every", type=int, default=100)
     p.add_argument("--keep", type=int, default=3)

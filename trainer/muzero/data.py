@@ -56,6 +56,9 @@ class TrajectoryBatch:
     reward: npt.NDArray[np.int64]  # [B,K] reward class of the step's move
     has_reward: npt.NDArray[np.bool_]  # [B,K]
     rows: npt.NDArray[np.int64]  # [B,K+1] dataset rows of the real positions (-1: none)
+    step_planes: npt.NDArray[np.float32] | None = None
+    """[B,K,112,8,8] planes of the positions at steps 1..K (zeros where none), for the
+    consistency loss; filled by :meth:`TrajectoryData.step_planes` when it is asked for."""
 
 
 def _key(fen: str) -> str:
@@ -159,6 +162,15 @@ class TrajectoryData:
 
     def planes(self, rows: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
         return unpack_planes(self._arrays["bits"][rows], self._arrays["aux"][rows])
+
+    def step_planes(self, rows: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+        """[B,K,112,8,8]: the planes of ``rows[:, 1:]`` (a batch's), zeros where no position."""
+        after = rows[:, 1:]
+        out = np.zeros((*after.shape, contract.NUM_PLANES, 8, 8), np.float32)
+        real = after >= 0
+        if real.any():
+            out[real] = self.planes(after[real])
+        return out
 
     def value_targets(self, rows: npt.NDArray[np.int64], q_weight: float) -> npt.NDArray[np.float32]:
         """The AlphaZero trainer's value target: game result blended with the root's WDL."""

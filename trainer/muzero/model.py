@@ -7,7 +7,9 @@
                       the contract's entries, as the AlphaZero head), WDL logits [B,3]
 
 States are min-max scaled to [0, 1] per position after h and after g (MuZero appendix G): the
-dynamics then sees inputs of the same range at every unroll step, however deep.
+dynamics then sees inputs of the same range at every unroll step, however deep. A net warm-started
+from an AlphaZero net (:func:`from_alphazero`: h its stem and tower, f its heads, only g new)
+leaves the states as its tower makes them, so its initial inference is that net's.
 
 An action is an index of the 1858-wide policy (the side to move's view). g sees it as five 8x8
 planes: its from square, its to square, and one constant plane per promotion piece (q, r, b;
@@ -32,7 +34,7 @@ from torch import Tensor, nn
 
 from engine import contract
 from trainer.learn.config import ConfigDict
-from trainer.learn.model import POLICY_PLANES, ConvBN, ResBlock, policy_map
+from trainer.learn.model import POLICY_PLANES, ConvBN, Net, ResBlock, policy_map
 
 ACTION_PLANES = 5
 
@@ -48,6 +50,9 @@ class MuZeroConfig(ConfigDict):
     value_channels: int = 32
     value_hidden: int = 128
     reward_channels: int = 8
+    scale_states: bool = True
+    """min-max scale each state to [0, 1] (appendix G); off for a net whose h and f are an
+    AlphaZero net's (:func:`from_alphazero`), whose heads were trained on the tower's output."""
 
     unknown_hint = " (is this a MuZero checkpoint?)"
 
@@ -129,8 +134,11 @@ class MuZeroNet(nn.Module):
         self.register_buffer("action_table", torch.from_numpy(action_planes_table()),
                              persistent=False)
 
+    def _scaled(self, x: Tensor) -> Tensor:
+        return scale_state(x) if self.cfg.scale_states else x
+
     def represent(self, planes: Tensor) -> Tensor:
-        return scale_state(self.repr_tower(F.relu(self.stem(planes))))
+        return self._scaled(self.repr_tower(F.relu(self.stem(planes))))
 
     def dynamics(self, state: Tensor, action: Tensor) -> tuple[Tensor, Tensor]:
         """The next state and the reward logits of playing ``action`` (int64 [B])."""
@@ -138,7 +146,7 @@ class MuZeroNet(nn.Module):
         x = self.dyn_tower(F.relu(self.dyn_in(x)))
         r = F.relu(self.reward_conv(x)).flatten(1)
         reward = self.reward_fc2(F.relu(self.reward_fc1(r)))
-        return scale_state(x), reward
+        return self._scaled(x), reward
 
     def predict(self, state: Tensor) -> tuple[Tensor, Tensor]:
         """Policy logits [B,1858] and WDL logits [B,3] of a state."""
@@ -157,5 +165,35 @@ class MuZeroNet(nn.Module):
         p, v = self.predict(s)
         return Inference(s, r, p, v)
 
+    def train(self, mode: bool = True) -> "MuZeroNet":
+        """A batch norm whose parameters are all frozen (``--train-only``) stays in eval mode,
+        so the frozen part computes what it computed before training."""
+        super().train(mode)
+        for m in self.modules():
+            if isinstance(m, nn.BatchNorm2d) and not any(p.requires_grad for p in m.parameters()):
+                m.eval()
+        return self
+
     def num_params(self) -> int:
         return sum(p.numel() for p in self.parameters())
+
+
+def from_alphazero(net: Net, dyn_blocks: int = 2) -> MuZeroNet:
+    """A MuZero net whose h is ``net``'s stem and tower and whose f is its policy and value
+    heads (no extra blocks), states unscaled: its initial inference is ``net``'s. Only g (and
+    its reward head) is new. Why: an AlphaZero net of the same data already represents and
+    predicts; what MuZero adds is the dynamics, which can then be learned on its own."""
+    c = net.cfg
+    if c.head_pool:
+        raise ValueError("from_alphazero: the net's value head pools over the board; f flattens")
+    cfg = MuZeroConfig(repr_blocks=c.blocks, dyn_blocks=dyn_blocks, pred_blocks=0,
+                       filters=c.filters, se_ratio=c.se_ratio, policy_channels=c.policy_channels,
+                       value_channels=c.value_channels, value_hidden=c.value_hidden,
+                       scale_states=False)
+    model = MuZeroNet(cfg)
+    state = {("repr_tower." + k[len("tower."):] if k.startswith("tower.") else k): v
+             for k, v in net.state_dict().items() if not k.startswith("mlh_")}
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    assert not unexpected, unexpected
+    assert all(k.startswith(("dyn_", "reward_")) for k in missing), missing
+    return model

@@ -4,11 +4,13 @@ Loss of a batch (MuZero, Schrittwieser et al. 2020, appendix G and its pseudocod
 
     s0 = h(planes);  p_k, v_k = f(s_k);  s_k, r_k = g(s_{k-1}, a_k)      k = 1..K
     L = CE(pi_0, p_0) + CE(z_0, v_0)
-      + sum_k 1/K * [ CE(pi_k, p_k) + CE(z_k, v_k) + CE(u_k, r_k) ]
+      + sum_k 1/K * [ CE(pi_k, p_k) + CE(z_k, v_k) + CE(u_k, r_k) + c * |s_k - h(x_k)|^2 ]
 
 pi: visit distributions (self-play) or teacher policies (Stockfish's MultiPV softmax); z: WDL
 targets (the AlphaZero trainer's blend of game result and root value); u: the reward class of
-the move played (chess: discount 1, a reward only when the move ends the game). Each term is
+the move played (chess: discount 1, a reward only when the move ends the game); c: the
+consistency weight (0 by default), the error taken relative to |h(x_k)|^2, x_k the position
+actually reached, h(x_k) without gradient. Each term is
 a mean over the samples that have that target at that step (see data.py for the masks). The
 state passed into g at each step has its gradient halved (``scale_gradient(s, 0.5)``), so the
 dynamics' total gradient stays bounded however deep the unroll.
@@ -31,7 +33,7 @@ from torch import Tensor
 
 from trainer.learn.checkpoint import load_checkpoint
 from trainer.muzero.data import TrajectoryBatch, TrajectoryData
-from trainer.muzero.model import MuZeroConfig, MuZeroNet, get_config
+from trainer.muzero.model import MuZeroConfig, MuZeroNet, from_alphazero, get_config
 from trainer.learn.train import BaseTrainer, TrainConfig
 
 MODE = "muzero"
@@ -44,6 +46,12 @@ class MuZeroTrainConfig(TrainConfig):
     reward_weight: float = 1.0
     dynamics_grad_scale: float = 0.5
     """factor on the gradient flowing back into the state at each step."""
+    consistency_weight: float = 0.0
+    """weight of the consistency loss: at each step k the dynamics' state against h of the
+    position actually reached (no gradient into that target), as a squared error relative to
+    the target's norm (EfficientZero's idea in its simplest form). Why: the latent search is
+    only as good as g agrees with h; with h and f taken from an AlphaZero net and frozen, this
+    teaches g to put each position where f already reads it well."""
 
 
 def scale_gradient(x: Tensor, scale: float) -> Tensor:
@@ -74,6 +82,15 @@ def unrolled_loss(model: MuZeroNet, b: TrajectoryBatch, cfg: MuZeroTrainConfig,
                                              actions[:, k - 1])
             onehot = F.one_hot(reward[:, k - 1], 3).float()
             r_loss = _masked_ce(onehot, r_logits, has_rew[:, k - 1])
+        if k > 0 and cfg.consistency_weight > 0 and b.step_planes is not None:
+            real = (t(b.rows[:, k]) >= 0).float()
+            with torch.no_grad():
+                target = model.represent(t(b.step_planes[:, k - 1]))
+            err = (state - target).flatten(1).pow(2).sum(1)
+            rel = err / target.flatten(1).pow(2).sum(1).clamp(min=1e-6)
+            c_loss = (rel * real).sum() / real.sum().clamp(min=1)
+            loss = loss + cfg.consistency_weight * c_loss / k_steps
+            metrics[f"consistency_{k}"] = c_loss.item()
         p_logits, v_logits = model.predict(state)
         p_loss = _masked_ce(policy[:, k], p_logits, has_pol[:, k])
         v_loss = _masked_ce(value[:, k], v_logits, has_val[:, k])
@@ -123,15 +140,23 @@ class MuZeroTrainer(BaseTrainer[MuZeroNet, TrajectoryData]):
 
     @staticmethod
     def fresh_model(init: str | MuZeroConfig) -> MuZeroNet:
-        """``init``: a preset name, a MuZeroConfig, or a MuZero checkpoint."""
+        """``init``: a preset name, a MuZeroConfig, a MuZero checkpoint, or an AlphaZero net
+        (``.onnx`` exported by this trainer) to take h and f from (:func:`from_alphazero`)."""
         if isinstance(init, MuZeroConfig):
             return MuZeroNet(init)
         if str(init).endswith(".pt"):
             return load_muzero(init)[0]
+        if str(init).endswith(".onnx"):
+            from trainer.learn.onnx_import import model_from_onnx
+
+            return from_alphazero(model_from_onnx(init))
         return MuZeroNet(get_config(str(init)))
 
     def sample(self, data: TrajectoryData, rng: np.random.Generator) -> TrajectoryBatch:
-        return data.sample(self.cfg.batch_size, self.cfg.unroll, rng, self.cfg.q_weight)
+        b = data.sample(self.cfg.batch_size, self.cfg.unroll, rng, self.cfg.q_weight)
+        if self.cfg.consistency_weight > 0:
+            b.step_planes = data.step_planes(b.rows)
+        return b
 
     def loss(self, batch: TrajectoryBatch) -> tuple[Tensor, dict[str, float]]:
         return unrolled_loss(self.model, batch, self.cfg, self.device)
