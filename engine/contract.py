@@ -102,7 +102,9 @@ _KING_TO_ROOK: Final = {
 def lc0_move(board: chess.Board, move: chess.Move) -> chess.Move:
     """The move as lc0 spells it: castling becomes the king moving onto its own rook."""
     if board.is_castling(move) and not board.chess960:
-        return chess.Move(move.from_square, _KING_TO_ROOK[(move.from_square, move.to_square)])
+        # python-chess also takes the king onto its rook as castling: that is lc0's form already
+        rook = _KING_TO_ROOK.get((move.from_square, move.to_square))
+        return move if rook is None else chess.Move(move.from_square, rook)
     return move
 
 

@@ -41,6 +41,9 @@ def test_castling_and_mirroring() -> None:
     board.turn = chess.BLACK
     # Black's e8g8 is seen from black's side: the king on e1 takes its rook on h1.
     assert contract.move_index(board, chess.Move.from_uci("e8g8")) == contract.MOVE_INDEX["e1h1"]
+    # python-chess takes the king onto its own rook as castling too (a Chess960-born FEN read
+    # as standard chess): the same entry
+    assert contract.move_index(board, chess.Move.from_uci("e8h8")) == contract.MOVE_INDEX["e1h1"]
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,7 @@ UCI games)."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -221,6 +222,17 @@ def test_muzero_from_an_alphazero_net_starts_as_that_net(tmp_path: Path) -> None
         got = model.initial_inference(torch.from_numpy(planes))
     np.testing.assert_allclose(got.policy.numpy(), want.policy, atol=1e-4)
     np.testing.assert_allclose(torch.softmax(got.wdl, 1).numpy(), want.wdl, atol=1e-5)
+    # g mirrors its state rank for rank (the next position is seen from the other side)
+    assert model.cfg.flip_dynamics
+    action = torch.tensor([contract.MOVE_INDEX["e2e4"]] * 2)
+    with torch.no_grad():
+        flipped = model.dynamics(got.state, action)[0]
+        model.cfg = dataclasses.replace(model.cfg, flip_dynamics=False)
+        plain = model.dynamics(got.state, action)[0]
+    assert torch.equal(flipped, plain.flip(2)) and not torch.equal(flipped, plain)
+    model.cfg = dataclasses.replace(model.cfg, flip_dynamics=True)
+    export_muzero(model, tmp_path / "mz.onnx", {})  # verified against torch, the flip included
+    assert OnnxMuZero.load(str(tmp_path / "mz.onnx"), threads=1) is not None
 
 
 def test_dynamics_alone_learns_consistency_on_a_frozen_alphazero_net(

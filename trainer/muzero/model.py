@@ -50,6 +50,11 @@ class MuZeroConfig(ConfigDict):
     value_channels: int = 32
     value_hidden: int = 128
     reward_channels: int = 8
+    flip_dynamics: bool = False
+    """g's next state is mirrored rank for rank: the planes are in the side to move's view, so
+    after a move the position is seen from the other side, and a 3x3 tower would need many
+    layers to carry a piece from rank 2 to rank 7; mirrored, g only makes the move's local
+    changes (and the swap of sides between channels)."""
     scale_states: bool = True
     """min-max scale each state to [0, 1] (appendix G); off for a net whose h and f are an
     AlphaZero net's (:func:`from_alphazero`), whose heads were trained on the tower's output."""
@@ -109,6 +114,7 @@ class Inference(NamedTuple):
 class MuZeroNet(nn.Module):
     policy_index: Tensor
     action_table: Tensor
+    rank_flip: Tensor
 
     def __init__(self, cfg: MuZeroConfig) -> None:
         super().__init__()
@@ -133,6 +139,7 @@ class MuZeroNet(nn.Module):
         self.register_buffer("policy_index", torch.tensor(policy_map()), persistent=False)
         self.register_buffer("action_table", torch.from_numpy(action_planes_table()),
                              persistent=False)
+        self.register_buffer("rank_flip", torch.arange(7, -1, -1), persistent=False)
 
     def _scaled(self, x: Tensor) -> Tensor:
         return scale_state(x) if self.cfg.scale_states else x
@@ -146,6 +153,8 @@ class MuZeroNet(nn.Module):
         x = self.dyn_tower(F.relu(self.dyn_in(x)))
         r = F.relu(self.reward_conv(x)).flatten(1)
         reward = self.reward_fc2(F.relu(self.reward_fc1(r)))
+        if self.cfg.flip_dynamics:
+            x = x[:, :, self.rank_flip]  # a Gather in ONNX
         return self._scaled(x), reward
 
     def predict(self, state: Tensor) -> tuple[Tensor, Tensor]:
@@ -189,7 +198,7 @@ def from_alphazero(net: Net, dyn_blocks: int = 2) -> MuZeroNet:
     cfg = MuZeroConfig(repr_blocks=c.blocks, dyn_blocks=dyn_blocks, pred_blocks=0,
                        filters=c.filters, se_ratio=c.se_ratio, policy_channels=c.policy_channels,
                        value_channels=c.value_channels, value_hidden=c.value_hidden,
-                       scale_states=False)
+                       flip_dynamics=True, scale_states=False)
     model = MuZeroNet(cfg)
     state = {("repr_tower." + k[len("tower."):] if k.startswith("tower.") else k): v
              for k, v in net.state_dict().items() if not k.startswith("mlh_")}
