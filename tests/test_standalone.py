@@ -15,7 +15,9 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import chess.pgn
@@ -44,17 +46,32 @@ def install_tree(site: Path) -> None:
             shutil.copy2(f, dest)
 
 
+def no_shared_above(d: Path) -> bool:
+    return not any((a / "shared").exists() for a in (d, *d.parents))
+
+
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, str]]:
-    root = tmp_path_factory.mktemp("standalone")
-    site, work = root / "site", root / "work"
-    install_tree(site)
-    work.mkdir()
-    for d in (root, *root.parents):
-        assert not (d / "shared").exists(), f"{d / 'shared'} would be reachable"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    env.update(PYTHONPATH=str(site), PYTHONNOUSERSITE="1")
-    return site, work, env
+def installed(tmp_path_factory: pytest.TempPathFactory
+              ) -> Iterator[tuple[Path, Path, dict[str, str]]]:
+    # CI clones the repository into the temporary folder with ``shared`` beside it (/tmp/shared),
+    # so pytest's own temporary folder may lie below a ``shared``: take the first base that
+    # does not, so that no path climbing out of the installed tree can reach the data
+    bases = [tmp_path_factory.getbasetemp(), Path("/var/tmp"), Path("/dev/shm"), Path.home()]
+    base = next((b for b in bases if b.is_dir() and os.access(b, os.W_OK) and no_shared_above(b)),
+                None)
+    if base is None:
+        pytest.fail(f"every temporary base has a 'shared' folder above it: {bases}")
+    root = Path(tempfile.mkdtemp(prefix="zerosum-standalone-", dir=base))
+    try:
+        site, work = root / "site", root / "work"
+        install_tree(site)
+        work.mkdir()
+        assert no_shared_above(root)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+        env.update(PYTHONPATH=str(site), PYTHONNOUSERSITE="1")
+        yield site, work, env
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def run(args: list[str], work: Path, env: dict[str, str],
