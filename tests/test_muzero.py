@@ -235,6 +235,29 @@ def test_muzero_from_an_alphazero_net_starts_as_that_net(tmp_path: Path) -> None
     assert OnnxMuZero.load(str(tmp_path / "mz.onnx"), threads=1) is not None
 
 
+@pytest.mark.parametrize("k", [0, 1])
+def test_the_alphazero_tower_splits_between_h_and_f(tmp_path: Path, k: int) -> None:
+    """repr_blocks=k: h keeps the stem and the first k blocks, f the rest before the heads, and
+    the initial inference is still the AlphaZero net's, in torch and in the exported file."""
+    from trainer.learn.onnx_import import model_from_onnx
+    from trainer.muzero.model import from_alphazero
+
+    az = _alphazero_onnx(tmp_path)
+    model = from_alphazero(model_from_onnx(str(az)), dyn_blocks=1, repr_blocks=k).eval()
+    assert (model.cfg.repr_blocks, model.cfg.pred_blocks, model.cfg.dyn_blocks) == (k, 2 - k, 1)
+    planes = np.stack([contract.encode(chess.Board()),
+                       contract.encode(chess.Board("8/8/4k3/8/2P5/8/4K3/8 b - - 0 1"))])
+    want = OnnxEvaluator(str(az), threads=1).evaluate(planes)
+    with torch.no_grad():
+        got = model.initial_inference(torch.from_numpy(planes))
+    np.testing.assert_allclose(got.policy.numpy(), want.policy, atol=1e-4)
+    np.testing.assert_allclose(torch.softmax(got.wdl, 1).numpy(), want.wdl, atol=1e-5)
+    export_muzero(model, tmp_path / "mz.onnx", {})
+    assert OnnxMuZero.load(str(tmp_path / "mz.onnx"), threads=1) is not None
+    with pytest.raises(ValueError, match="outside"):
+        from_alphazero(model_from_onnx(str(az)), repr_blocks=3)
+
+
 def test_dynamics_alone_learns_consistency_on_a_frozen_alphazero_net(
         records: list[Path], tmp_path: Path) -> None:
     """--train-only dyn_ reward_ with a consistency weight: h and f (weights and batch-norm

@@ -19,14 +19,21 @@ def _train(a: argparse.Namespace) -> int:
         schedule=a.schedule, q_weight=a.q_weight, unroll=a.unroll, log_every=a.log_every,
         checkpoint_every=a.checkpoint_every, keep=a.keep, seed=a.seed, device=a.device,
         threads=a.train_threads, consistency_weight=a.consistency_weight,
-        train_only=a.train_only or [])
+        train_only=a.train_only or [], policy_weight=a.policy_weight,
+        value_weight=a.value_weight)
     files = record_files(a.data)
     if not files:
         raise SystemExit(f"no record files in {', '.join(a.data)}")
     data = TrajectoryData(files)
     print(f"{len(files)} record files, {len(data)} positions, "
           f"{int(data.follows.sum())} with a known next move")
-    t = MuZeroTrainer.create(a.init, cfg, a.out, resume=a.resume)
+    init: object = a.init
+    if str(a.init).endswith(".onnx") and (a.init_repr_blocks is not None or a.dyn_blocks != 2):
+        from trainer.learn.onnx_import import model_from_onnx
+        from trainer.muzero.model import from_alphazero
+
+        init = from_alphazero(model_from_onnx(a.init), a.dyn_blocks, a.init_repr_blocks)
+    t = MuZeroTrainer.create(init, cfg, a.out, resume=a.resume)
     train_and_report(t, data, a.steps)
     if a.export:
         from trainer.muzero.export import export_muzero
@@ -58,6 +65,11 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--init", default="small",
                    help=f"preset ({', '.join(PRESETS)}), MuZero checkpoint .pt, or an AlphaZero "
                         "net .onnx whose stem, tower and heads become h and f")
+    p.add_argument("--init-repr-blocks", type=int, default=None, metavar="K",
+                   help="with an AlphaZero --init: h keeps its stem and first K residual blocks, "
+                        "f the rest and the heads (default: all blocks in h)")
+    p.add_argument("--dyn-blocks", type=int, default=2,
+                   help="residual blocks of g with an AlphaZero --init")
     p.add_argument("--resume", action="store_true", help="continue from the newest checkpoint")
     p.add_argument("--steps", type=int, default=1000, help="train until this global step")
     p.add_argument("--total-steps", type=int, default=None, help="schedule horizon")
@@ -67,6 +79,11 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--warmup", type=int, default=100)
     p.add_argument("--unroll", type=int, default=5, help="K")
     p.add_argument("--q-weight", type=float, default=0.3)
+    p.add_argument("--policy-weight", type=float, default=1.0,
+                   help="weight of the policy loss at each unrolled step")
+    p.add_argument("--value-weight", type=float, default=1.0,
+                   help="weight of the value loss (0 with --policy-weight 0: g learns from "
+                        "the consistency and reward losses alone, f runs for the figures only)")
     p.add_argument("--consistency-weight", type=float, default=0.0,
                    help="weight of g's state against h of the position reached (0: off)")
     p.add_argument("--train-only", nargs="*", metavar="PREFIX",

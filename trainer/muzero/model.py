@@ -187,22 +187,35 @@ class MuZeroNet(nn.Module):
         return sum(p.numel() for p in self.parameters())
 
 
-def from_alphazero(net: Net, dyn_blocks: int = 2) -> MuZeroNet:
-    """A MuZero net whose h is ``net``'s stem and tower and whose f is its policy and value
-    heads (no extra blocks), states unscaled: its initial inference is ``net``'s. Only g (and
-    its reward head) is new. Why: an AlphaZero net of the same data already represents and
-    predicts; what MuZero adds is the dynamics, which can then be learned on its own."""
+def from_alphazero(net: Net, dyn_blocks: int = 2, repr_blocks: int | None = None) -> MuZeroNet:
+    """A MuZero net made of an AlphaZero net: h is its stem and first ``repr_blocks`` residual
+    blocks (all of them by default), f the remaining blocks and its policy and value heads,
+    states unscaled, so its initial inference is ``net``'s. Only g (and its reward head) is new.
+    Why: an AlphaZero net of the same data already represents and predicts; what MuZero adds is
+    the dynamics, which can then be learned on its own. Why the split: the fewer blocks h has,
+    the closer its state stays to the board, and the less g must recompute after a move (with
+    ``repr_blocks=0`` the state is the stem's features and g learns to move pieces in them)."""
     c = net.cfg
     if c.head_pool:
         raise ValueError("from_alphazero: the net's value head pools over the board; f flattens")
-    cfg = MuZeroConfig(repr_blocks=c.blocks, dyn_blocks=dyn_blocks, pred_blocks=0,
+    k = c.blocks if repr_blocks is None else repr_blocks
+    if not 0 <= k <= c.blocks:
+        raise ValueError(f"from_alphazero: repr_blocks {k} is outside 0..{c.blocks}")
+    cfg = MuZeroConfig(repr_blocks=k, dyn_blocks=dyn_blocks, pred_blocks=c.blocks - k,
                        filters=c.filters, se_ratio=c.se_ratio, policy_channels=c.policy_channels,
                        value_channels=c.value_channels, value_hidden=c.value_hidden,
                        flip_dynamics=True, scale_states=False)
     model = MuZeroNet(cfg)
-    state = {("repr_tower." + k[len("tower."):] if k.startswith("tower.") else k): v
-             for k, v in net.state_dict().items() if not k.startswith("mlh_")}
+
+    def rename(key: str) -> str:
+        if not key.startswith("tower."):
+            return key
+        block, _, rest = key[len("tower."):].partition(".")
+        i = int(block)
+        return f"repr_tower.{i}.{rest}" if i < k else f"pred_tower.{i - k}.{rest}"
+
+    state = {rename(key): v for key, v in net.state_dict().items() if not key.startswith("mlh_")}
     missing, unexpected = model.load_state_dict(state, strict=False)
     assert not unexpected, unexpected
-    assert all(k.startswith(("dyn_", "reward_")) for k in missing), missing
+    assert all(key.startswith(("dyn_", "reward_")) for key in missing), missing
     return model

@@ -73,6 +73,7 @@ def unrolled_loss(model: MuZeroNet, b: TrajectoryBatch, cfg: MuZeroTrainConfig,
     value, has_val = t(b.value), t(b.has_value).float()
     reward, has_rew = t(b.reward), t(b.has_reward).float()
     k_steps = actions.shape[1]
+    predicts = cfg.policy_weight > 0 or cfg.value_weight > 0
     state = model.represent(planes)
     loss = torch.zeros((), device=device)
     metrics: dict[str, float] = {}
@@ -91,14 +92,19 @@ def unrolled_loss(model: MuZeroNet, b: TrajectoryBatch, cfg: MuZeroTrainConfig,
             c_loss = (rel * real).sum() / real.sum().clamp(min=1)
             loss = loss + cfg.consistency_weight * c_loss / k_steps
             metrics[f"consistency_{k}"] = c_loss.item()
-        p_logits, v_logits = model.predict(state)
+        if k > 0:
+            loss = loss + cfg.reward_weight * r_loss / k_steps
+            metrics[f"reward_loss_{k}"] = r_loss.item()
+        if not predicts and 0 < k < k_steps:
+            # both weights 0: g learns from the consistency and reward losses alone, and f runs
+            # (without gradient) only at the ends of the unroll, for the figures
+            continue
+        with torch.set_grad_enabled(torch.is_grad_enabled() and predicts):
+            p_logits, v_logits = model.predict(state)
         p_loss = _masked_ce(policy[:, k], p_logits, has_pol[:, k])
         v_loss = _masked_ce(value[:, k], v_logits, has_val[:, k])
         step = cfg.policy_weight * p_loss + cfg.value_weight * v_loss
-        if k > 0:
-            step = (step + cfg.reward_weight * r_loss) / k_steps
-            metrics[f"reward_loss_{k}"] = r_loss.item()
-        loss = loss + step
+        loss = loss + (step / k_steps if k > 0 else step)
         metrics[f"policy_loss_{k}"] = p_loss.item()
         metrics[f"value_loss_{k}"] = v_loss.item()
         with torch.no_grad():
@@ -139,9 +145,12 @@ class MuZeroTrainer(BaseTrainer[MuZeroNet, TrajectoryData]):
         return load_muzero(path)
 
     @staticmethod
-    def fresh_model(init: str | MuZeroConfig) -> MuZeroNet:
-        """``init``: a preset name, a MuZeroConfig, a MuZero checkpoint, or an AlphaZero net
-        (``.onnx`` exported by this trainer) to take h and f from (:func:`from_alphazero`)."""
+    def fresh_model(init: str | MuZeroConfig | MuZeroNet) -> MuZeroNet:
+        """``init``: a preset name, a MuZeroConfig, a MuZero checkpoint, an AlphaZero net
+        (``.onnx`` exported by this trainer) to take h and f from (:func:`from_alphazero`), or a
+        model made already."""
+        if isinstance(init, MuZeroNet):
+            return init
         if isinstance(init, MuZeroConfig):
             return MuZeroNet(init)
         if str(init).endswith(".pt"):
