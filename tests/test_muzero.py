@@ -23,7 +23,8 @@ from engine.mcts import ROOT
 from engine.search import SearchParams
 from trainer.muzero.data import REWARD_NONE, REWARD_WIN, TrajectoryData
 from trainer.muzero.export import export_muzero, recurrent_path, verify
-from trainer.muzero.model import ACTION_PLANES, MuZeroNet, action_planes_table, get_config
+from trainer.muzero.model import (ACTION_PLANES, Inference, MuZeroNet, action_planes_table,
+                                  get_config)
 from trainer.muzero.train import MuZeroTrainConfig, MuZeroTrainer, scale_gradient, unrolled_loss
 from trainer.data.records import Record, wdl_onehot
 
@@ -209,12 +210,8 @@ def _alphazero_onnx(tmp_path: Path) -> Path:
     return path
 
 
-def test_muzero_from_an_alphazero_net_starts_as_that_net(tmp_path: Path) -> None:
-    """h and f come from the AlphaZero net, so the initial inference gives its policy and WDL
-    (read by onnxruntime from its file); only g is new."""
-    az = _alphazero_onnx(tmp_path)
-    model = MuZeroTrainer.fresh_model(str(az)).eval()
-    assert not model.cfg.scale_states and model.cfg.pred_blocks == 0
+def _starts_as(model: MuZeroNet, az: Path) -> Inference:
+    """The model's initial inference on two positions, checked against the AlphaZero file's."""
     planes = np.stack([contract.encode(chess.Board()),
                        contract.encode(chess.Board("8/8/4k3/8/2P5/8/4K3/8 b - - 0 1"))])
     want = OnnxEvaluator(str(az), threads=1).evaluate(planes)
@@ -222,6 +219,16 @@ def test_muzero_from_an_alphazero_net_starts_as_that_net(tmp_path: Path) -> None
         got = model.initial_inference(torch.from_numpy(planes))
     np.testing.assert_allclose(got.policy.numpy(), want.policy, atol=1e-4)
     np.testing.assert_allclose(torch.softmax(got.wdl, 1).numpy(), want.wdl, atol=1e-5)
+    return got
+
+
+def test_muzero_from_an_alphazero_net_starts_as_that_net(tmp_path: Path) -> None:
+    """h and f come from the AlphaZero net, so the initial inference gives its policy and WDL
+    (read by onnxruntime from its file); only g is new."""
+    az = _alphazero_onnx(tmp_path)
+    model = MuZeroTrainer.fresh_model(str(az)).eval()
+    assert not model.cfg.scale_states and model.cfg.pred_blocks == 0
+    got = _starts_as(model, az)
     # g mirrors its state rank for rank (the next position is seen from the other side)
     assert model.cfg.flip_dynamics
     action = torch.tensor([contract.MOVE_INDEX["e2e4"]] * 2)
@@ -245,13 +252,7 @@ def test_the_alphazero_tower_splits_between_h_and_f(tmp_path: Path, k: int) -> N
     az = _alphazero_onnx(tmp_path)
     model = from_alphazero(model_from_onnx(str(az)), dyn_blocks=1, repr_blocks=k).eval()
     assert (model.cfg.repr_blocks, model.cfg.pred_blocks, model.cfg.dyn_blocks) == (k, 2 - k, 1)
-    planes = np.stack([contract.encode(chess.Board()),
-                       contract.encode(chess.Board("8/8/4k3/8/2P5/8/4K3/8 b - - 0 1"))])
-    want = OnnxEvaluator(str(az), threads=1).evaluate(planes)
-    with torch.no_grad():
-        got = model.initial_inference(torch.from_numpy(planes))
-    np.testing.assert_allclose(got.policy.numpy(), want.policy, atol=1e-4)
-    np.testing.assert_allclose(torch.softmax(got.wdl, 1).numpy(), want.wdl, atol=1e-5)
+    got = _starts_as(model, az)
     export_muzero(model, tmp_path / "mz.onnx", {})
     assert OnnxMuZero.load(str(tmp_path / "mz.onnx"), threads=1) is not None
     with pytest.raises(ValueError, match="outside"):
