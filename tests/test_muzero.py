@@ -259,14 +259,17 @@ def test_the_alphazero_tower_splits_between_h_and_f(tmp_path: Path, k: int) -> N
         from_alphazero(model_from_onnx(str(az)), repr_blocks=3)
 
 
+@pytest.mark.parametrize("weight", ["consistency", "distill"])
 def test_dynamics_alone_learns_consistency_on_a_frozen_alphazero_net(
-        records: list[Path], tmp_path: Path) -> None:
-    """--train-only dyn_ reward_ with a consistency weight: h and f (weights and batch-norm
-    statistics) stay the AlphaZero net's, g moves, and g's states come nearer h's."""
+        records: list[Path], tmp_path: Path, weight: str) -> None:
+    """--train-only dyn_ reward_ with a consistency weight (and a distillation one): h and f
+    (weights and batch-norm statistics) stay the AlphaZero net's, g moves, and g's states come
+    nearer h's (and f's outputs on them nearer f's on h's)."""
     data = TrajectoryData(records)
     cfg = MuZeroTrainConfig(batch_size=16, total_steps=60, warmup=1, lr=3e-3, threads=1,
-                            unroll=3, consistency_weight=1.0, train_only=["dyn_", "reward_"],
-                            checkpoint_every=1000, log_every=1000)
+                            unroll=3, train_only=["dyn_", "reward_"], checkpoint_every=1000,
+                            log_every=1000, consistency_weight=1.0,
+                            distill_weight=1.0 if weight == "distill" else 0.0)
     t = MuZeroTrainer.create(str(_alphazero_onnx(tmp_path)), cfg, tmp_path / "mz")
     before = {k: v.clone() for k, v in t.model.state_dict().items()}
     batch = t.sample(data, np.random.default_rng(0))
@@ -281,7 +284,10 @@ def test_dynamics_alone_learns_consistency_on_a_frozen_alphazero_net(
         if not k.startswith(("dyn_", "reward_")):
             assert torch.equal(v, after[k]), k
     assert any(not torch.equal(v, after[k]) for k, v in before.items() if k.startswith("dyn_"))
-    assert m1["consistency_1"] < 0.5 * m0["consistency_1"], (m0, m1)
+    if weight == "consistency":
+        assert m1["consistency_1"] < 0.5 * m0["consistency_1"], (m0, m1)
+    else:
+        assert m1["distill_1"] < 0.5 * m0["distill_1"], (m0, m1)
 
 
 # ----------------------------------------------------------------------- export

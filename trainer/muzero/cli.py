@@ -19,6 +19,7 @@ def _train(a: argparse.Namespace) -> int:
         schedule=a.schedule, q_weight=a.q_weight, unroll=a.unroll, log_every=a.log_every,
         checkpoint_every=a.checkpoint_every, keep=a.keep, seed=a.seed, device=a.device,
         threads=a.train_threads, consistency_weight=a.consistency_weight,
+        distill_weight=a.distill_weight,
         train_only=a.train_only or [], policy_weight=a.policy_weight,
         value_weight=a.value_weight)
     files = record_files(a.data)
@@ -79,6 +80,8 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--warmup", type=int, default=100)
     p.add_argument("--unroll", type=int, default=5, help="K")
     p.add_argument("--q-weight", type=float, default=0.3)
+    p.add_argument("--distill-weight", type=float, default=0.0,
+                   help="weight of f's outputs on g's state against f(h(position reached))")
     p.add_argument("--policy-weight", type=float, default=1.0,
                    help="weight of the policy loss at each unrolled step")
     p.add_argument("--value-weight", type=float, default=1.0,

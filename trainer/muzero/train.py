@@ -52,6 +52,11 @@ class MuZeroTrainConfig(TrainConfig):
     the target's norm (EfficientZero's idea in its simplest form). Why: the latent search is
     only as good as g agrees with h; with h and f taken from an AlphaZero net and frozen, this
     teaches g to put each position where f already reads it well."""
+    distill_weight: float = 0.0
+    """weight of the distillation loss: at each step k f's policy and WDL on the dynamics' state
+    against f(h(x_k)) on the position actually reached (KL divergence, no gradient into the
+    target). Why: the latent search reads f's outputs, not the state; a small error in the state
+    can still move the value by more than the gaps between sibling moves."""
 
 
 def scale_gradient(x: Tensor, scale: float) -> Tensor:
@@ -61,6 +66,14 @@ def scale_gradient(x: Tensor, scale: float) -> Tensor:
 
 def _masked_ce(target: Tensor, logits: Tensor, mask: Tensor) -> Tensor:
     rows = -(target * F.log_softmax(logits, dim=-1)).sum(-1)
+    return (rows * mask).sum() / mask.sum().clamp(min=1)
+
+
+def _masked_kl(target_logits: Tensor, logits: Tensor, mask: Tensor) -> Tensor:
+    """KL(softmax(target) || softmax(logits)) per row, masked: 0 when f reads g's state as it
+    reads the real one (a cross-entropy would keep the target's entropy)."""
+    rows = F.kl_div(F.log_softmax(logits, -1), F.log_softmax(target_logits, -1),
+                    reduction="none", log_target=True).sum(-1)
     return (rows * mask).sum() / mask.sum().clamp(min=1)
 
 
@@ -83,10 +96,18 @@ def unrolled_loss(model: MuZeroNet, b: TrajectoryBatch, cfg: MuZeroTrainConfig,
                                              actions[:, k - 1])
             onehot = F.one_hot(reward[:, k - 1], 3).float()
             r_loss = _masked_ce(onehot, r_logits, has_rew[:, k - 1])
-        if k > 0 and cfg.consistency_weight > 0 and b.step_planes is not None:
+        needs_real = cfg.consistency_weight > 0 or cfg.distill_weight > 0
+        if k > 0 and needs_real and b.step_planes is not None:
             real = (t(b.rows[:, k]) >= 0).float()
             with torch.no_grad():
                 target = model.represent(t(b.step_planes[:, k - 1]))
+            if cfg.distill_weight > 0:
+                with torch.no_grad():
+                    t_pol, t_wdl = model.predict(target)
+                d_pol, d_wdl = model.predict(state)
+                d_loss = _masked_kl(t_pol, d_pol, real) + _masked_kl(t_wdl, d_wdl, real)
+                loss = loss + cfg.distill_weight * d_loss / k_steps
+                metrics[f"distill_{k}"] = d_loss.item()
             err = (state - target).flatten(1).pow(2).sum(1)
             rel = err / target.flatten(1).pow(2).sum(1).clamp(min=1e-6)
             c_loss = (rel * real).sum() / real.sum().clamp(min=1)
@@ -163,7 +184,7 @@ class MuZeroTrainer(BaseTrainer[MuZeroNet, TrajectoryData]):
 
     def sample(self, data: TrajectoryData, rng: np.random.Generator) -> TrajectoryBatch:
         b = data.sample(self.cfg.batch_size, self.cfg.unroll, rng, self.cfg.q_weight)
-        if self.cfg.consistency_weight > 0:
+        if self.cfg.consistency_weight > 0 or self.cfg.distill_weight > 0:
             b.step_planes = data.step_planes(b.rows)
         return b
 
