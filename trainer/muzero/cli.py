@@ -14,6 +14,10 @@ def _train(a: argparse.Namespace) -> int:
     from trainer.muzero.data import TrajectoryData, record_files
     from trainer.muzero.train import MuZeroTrainConfig, MuZeroTrainer
 
+    split = a.init_repr_blocks is not None or a.dyn_blocks != 2
+    if split and not str(a.init).endswith(".onnx"):
+        raise SystemExit("--init-repr-blocks and --dyn-blocks shape a net made from an "
+                         f"AlphaZero .onnx given to --init, not {a.init!r}")
     cfg = MuZeroTrainConfig(
         batch_size=a.batch_size, lr=a.lr, warmup=a.warmup, total_steps=a.total_steps or a.steps,
         schedule=a.schedule, q_weight=a.q_weight, unroll=a.unroll, log_every=a.log_every,
@@ -29,7 +33,7 @@ def _train(a: argparse.Namespace) -> int:
     print(f"{len(files)} record files, {len(data)} positions, "
           f"{int(data.follows.sum())} with a known next move")
     init: object = a.init
-    if str(a.init).endswith(".onnx") and (a.init_repr_blocks is not None or a.dyn_blocks != 2):
+    if split:
         from trainer.learn.onnx_import import model_from_onnx
         from trainer.muzero.model import from_alphazero
 
