@@ -58,6 +58,11 @@ class MuZeroTrainConfig(TrainConfig):
     target). Why: the latent search reads f's outputs, not the state; a small error in the state
     can still move the value by more than the gaps between sibling moves."""
 
+    @property
+    def reads_real_positions(self) -> bool:
+        """Whether a loss needs h of the positions actually reached (``step_planes``)."""
+        return self.consistency_weight > 0 or self.distill_weight > 0
+
 
 def scale_gradient(x: Tensor, scale: float) -> Tensor:
     """Identity forwards, gradient times ``scale`` backwards."""
@@ -91,37 +96,37 @@ def unrolled_loss(model: MuZeroNet, b: TrajectoryBatch, cfg: MuZeroTrainConfig,
     loss = torch.zeros((), device=device)
     metrics: dict[str, float] = {}
     for k in range(k_steps + 1):
+        target: Tensor | None = None
         if k > 0:
             state, r_logits = model.dynamics(scale_gradient(state, cfg.dynamics_grad_scale),
                                              actions[:, k - 1])
-            onehot = F.one_hot(reward[:, k - 1], 3).float()
-            r_loss = _masked_ce(onehot, r_logits, has_rew[:, k - 1])
-        needs_real = cfg.consistency_weight > 0 or cfg.distill_weight > 0
-        if k > 0 and needs_real and b.step_planes is not None:
+            r_loss = _masked_ce(F.one_hot(reward[:, k - 1], 3).float(), r_logits,
+                                has_rew[:, k - 1])
+            loss = loss + cfg.reward_weight * r_loss / k_steps
+            metrics[f"reward_loss_{k}"] = r_loss.item()
+        if k > 0 and b.step_planes is not None and cfg.reads_real_positions:
             real = (t(b.rows[:, k]) >= 0).float()
             with torch.no_grad():
                 target = model.represent(t(b.step_planes[:, k - 1]))
-            if cfg.distill_weight > 0:
-                with torch.no_grad():
-                    t_pol, t_wdl = model.predict(target)
-                d_pol, d_wdl = model.predict(state)
-                d_loss = _masked_kl(t_pol, d_pol, real) + _masked_kl(t_wdl, d_wdl, real)
-                loss = loss + cfg.distill_weight * d_loss / k_steps
-                metrics[f"distill_{k}"] = d_loss.item()
             err = (state - target).flatten(1).pow(2).sum(1)
             rel = err / target.flatten(1).pow(2).sum(1).clamp(min=1e-6)
             c_loss = (rel * real).sum() / real.sum().clamp(min=1)
             loss = loss + cfg.consistency_weight * c_loss / k_steps
             metrics[f"consistency_{k}"] = c_loss.item()
-        if k > 0:
-            loss = loss + cfg.reward_weight * r_loss / k_steps
-            metrics[f"reward_loss_{k}"] = r_loss.item()
-        if not predicts and 0 < k < k_steps:
-            # both weights 0: g learns from the consistency and reward losses alone, and f runs
-            # (without gradient) only at the ends of the unroll, for the figures
+        distills = target is not None and cfg.distill_weight > 0
+        if not (predicts or distills) and 0 < k < k_steps:
+            # g learns from the consistency and reward losses alone: f runs (without gradient)
+            # only at the ends of the unroll, for the figures
             continue
-        with torch.set_grad_enabled(torch.is_grad_enabled() and predicts):
+        with torch.set_grad_enabled(torch.is_grad_enabled() and (predicts or distills)):
             p_logits, v_logits = model.predict(state)
+        if distills:
+            assert target is not None
+            with torch.no_grad():
+                t_pol, t_wdl = model.predict(target)
+            d_loss = _masked_kl(t_pol, p_logits, real) + _masked_kl(t_wdl, v_logits, real)
+            loss = loss + cfg.distill_weight * d_loss / k_steps
+            metrics[f"distill_{k}"] = d_loss.item()
         p_loss = _masked_ce(policy[:, k], p_logits, has_pol[:, k])
         v_loss = _masked_ce(value[:, k], v_logits, has_val[:, k])
         step = cfg.policy_weight * p_loss + cfg.value_weight * v_loss
@@ -184,7 +189,7 @@ class MuZeroTrainer(BaseTrainer[MuZeroNet, TrajectoryData]):
 
     def sample(self, data: TrajectoryData, rng: np.random.Generator) -> TrajectoryBatch:
         b = data.sample(self.cfg.batch_size, self.cfg.unroll, rng, self.cfg.q_weight)
-        if self.cfg.consistency_weight > 0 or self.cfg.distill_weight > 0:
+        if self.cfg.reads_real_positions:
             b.step_planes = data.step_planes(b.rows)
         return b
 
