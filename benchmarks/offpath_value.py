@@ -21,9 +21,9 @@ import random
 import chess
 import numpy as np
 
+from benchmarks.muzero_offpath import boards
 from engine import contract
 from engine.evaluator import OnnxEvaluator
-from muzero_offpath import boards  # type: ignore[import-not-found]  # run from benchmarks/
 from trainer.data.sflabel import find_stockfish
 from trainer.data.sfuci import StockfishAnalyser
 from trainer.muzero.data import record_files
