@@ -11,11 +11,12 @@ export PATH="$PATH:/usr/games"
 N=benchmarks/results/campaign
 mkdir -p runs/camp
 git show 3696b06:nets/zerosum-6x64-c2.onnx > runs/camp/c2.onnx
-# 1. Labels: 50 minutes on both cores, 3,000 nodes a position, seed 64; and step 3b's 42 minutes
-#    of seed 63 if this machine lost them (step3b.sh, command 1).
-python -m trainer sf-campaign --dir runs/camp/s4 --workers 2 --nodes 3000 --seed 64 --minutes 50
-[ -d runs/camp/s3/data ] || python -m trainer sf-campaign --dir runs/camp/s3 --workers 2 \
-  --nodes 3000 --seed 63 --minutes 42
+# 1. Labels, 3,000 nodes a position: seed 64's batches 0-237 (679,057 positions, 50 minutes on both
+#    cores, run first as --minutes 50), and step 3b's seed-63 batches 0-223 (625,643). Given as
+#    batch counts, so that a rerun labels nothing it has and a new machine remakes the same data
+#    (the training resumes exactly only on the same data).
+python -m trainer sf-campaign --dir runs/camp/s4 --workers 2 --nodes 3000 --seed 64 --batches 238
+python -m trainer sf-campaign --dir runs/camp/s3 --workers 2 --nodes 3000 --seed 63 --batches 224
 # 2. Training: from c2, every parameter, batch 256, AdamW 5e-4 cosine to step 6,000, fp32, both
 #    steps' data. A checkpoint every 250 steps (about 6 minutes here).
 python -m trainer train --data runs/camp/s3/data runs/camp/s4/data --init runs/camp/c2.onnx \
