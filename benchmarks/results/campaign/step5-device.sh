@@ -53,11 +53,11 @@ fi
 # On the GPU machine: its python3 holds torch (CUDA), numpy, onnx, onnxruntime and Cython.
 OUT=${OUT:?the device tool sets OUT}
 MINUTES=${MINUTES:-4}; STEPS=${STEPS:-8000}; WORKERS=${WORKERS:-16}
-DEVICE=${DEVICE:-cuda}; PRECISION=${PRECISION:-bf16}; WORK=${WORK:-/tmp/step4}
+DEVICE=${DEVICE:-cuda}; PRECISION=${PRECISION:-bf16}; WORK=${WORK:-/tmp/step5}
 PY=${PY:-python3}
 export PYTHONPATH="$PWD/.dev/site:$PWD" PYTHONUNBUFFERED=1
 t0=$(date +%s)
-stamp() { echo "[$(( $(date +%s) - t0 )) s] $*" | tee -a "$OUT/step4.log"; }
+stamp() { echo "[$(( $(date +%s) - t0 )) s] $*" | tee -a "$OUT/step5.log"; }
 stamp "start on $(nproc) cores: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || echo no GPU)"
 # the engine's Cython core, built for this Python unless it is there already
 $PY -c "import engine.board, engine.mcts, engine.batch" 2>/dev/null \
