@@ -24,7 +24,7 @@ import numpy as np
 from benchmarks.muzero_offpath import boards
 from engine import contract
 from engine.evaluator import OnnxEvaluator
-from trainer.data.sflabel import find_stockfish
+from trainer.data.sflabel import find_stockfish, label_position
 from trainer.data.sfuci import StockfishAnalyser
 from trainer.muzero.data import record_files
 
@@ -37,13 +37,13 @@ def labelled(sets: dict[str, list[chess.Board]], nodes: int
         for name, bs in sets.items():
             kept, q, best = [], [], []
             for b in bs:
-                res = sf.analyse(b, 5, nodes=nodes)
+                res = label_position(sf, b, 5, 60.0, nodes=nodes)  # 60: only idx[0] is read
                 if res is None:
                     continue
-                moves, _, wdl = res
+                idx, _, wdl, _ = res
                 kept.append(b)
                 q.append(wdl[0] - wdl[2])
-                best.append(contract.move_index(b, moves[0]))
+                best.append(idx[0])
             out[name] = (kept, np.array(q), np.array(best))
     return out
 
