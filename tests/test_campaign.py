@@ -71,6 +71,16 @@ def test_campaign_refuses_other_settings_and_a_second_run(tmp_path: Path, stockf
         with pytest.raises(SystemExit, match="another run"):
             run(tmp_path, CFG, stockfish, workers=1, batches=2, log=lambda s: None)
     assert len(list((tmp_path / "done").glob("*.json"))) == 1
+    # A campaign begun before a setting existed (its config.json lacks the key) still resumes,
+    # since the setting's default is what it was labelled with; the new value is refused.
+    cfg_path = tmp_path / "config.json"
+    old = json.loads(cfg_path.read_text())
+    del old["side_p"]
+    cfg_path.write_text(json.dumps(old))
+    run(tmp_path, CFG, stockfish, workers=1, batches=1, report_s=0.5, log=lambda s: None)
+    with pytest.raises(SystemExit, match="other settings.*side_p"):
+        run(tmp_path, CampaignConfig(**{**CFG.__dict__, "side_p": 0.2}), stockfish, workers=1,
+            batches=2, log=lambda s: None)
 
 
 def test_campaign_starts_vary() -> None:

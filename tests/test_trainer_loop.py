@@ -237,6 +237,18 @@ def test_sf_games_label_every_position(tmp_path: Path, shared_data: Path) -> Non
     bare = list(play_and_label(sf, starts, nodes=200, multipv=2, max_plies=3,
                                label_opening=False, fen_only_p=1.0, progress=False))
     assert len(bare) == 3 and all(not b.move_stack for b, *_ in bare)
+    # side positions: a random move's position labelled after its game position, not played on
+    sided = list(play_and_label(sf, starts, nodes=200, multipv=3, random_move_p=0.0,
+                                max_plies=4, adjudicate_cp=1e9, label_opening=False,
+                                fen_only_p=0.0, side_p=1.0, seed=5, progress=False))
+    game, side = sided[0::2], sided[1::2]
+    assert len(game) == len(side) == 4
+    assert [b.ply() for b, *_ in game] == [16, 17, 18, 19]
+    for (g, *_), (s, s_idx, *_) in zip(game, side):
+        assert s.ply() == g.ply() + 1 and s.move_stack[:-1] == g.move_stack
+        assert s.move_stack[-1] in g.legal_moves and 1 <= len(s_idx) <= 3
+    assert any(s.move_stack[-1] != n.move_stack[-1] for (s, *_), (n, *_)
+               in zip(side, game[1:]))  # the side move is random, not the move the game played
     paths = write_records(tmp_path, labels + short, {"kind": "test"}, chunk=5)
     assert [p.name for p in paths] == ["sf-000000.npz", "sf-000001.npz"]
     assert sum(len(Record.load(p)) for p in paths) == 8

@@ -339,7 +339,8 @@ def _sf_games(a: argparse.Namespace) -> int:
     kw = dict(nodes=a.nodes, multipv=a.multipv, temperature_cp=a.temperature_cp,
               play_temperature_cp=a.play_temperature_cp, random_move_p=a.random_move_p,
               max_plies=a.max_plies, adjudicate_cp=a.adjudicate_cp,
-              label_opening=not a.no_opening_labels, fen_only_p=a.fen_only_p, seed=a.seed)
+              label_opening=not a.no_opening_labels, fen_only_p=a.fen_only_p,
+              side_p=a.side_p, seed=a.seed)
     labels = play_and_label(find_stockfish(a.stockfish), starts, threads=a.sf_threads, **kw)
     paths = write_records(a.out, labels, {"kind": "sf-games", **kw}, chunk=a.chunk)
     print(f"wrote {len(paths)} record files to {a.out}")
@@ -491,6 +492,9 @@ def add_subcommands(sub: argparse._SubParsersAction) -> None:
                    help="do not label the book line's own positions (start position onwards)")
     p.add_argument("--fen-only-p", type=float, default=sf["fen_only_p"],
                    help="share of positions stored without history (as `position fen` gives)")
+    p.add_argument("--side-p", type=float, default=sf["side_p"],
+                   help="chance that a position also has a random move's position labelled "
+                        "beside it (not played on)")
     p.add_argument("--sf-threads", type=int, default=1)
     p.add_argument("--chunk", type=int, default=256, help="positions per record file")
     p.add_argument("--seed", type=int, default=0)
