@@ -10,7 +10,11 @@ cd "$(dirname "$0")/../../.."
 export PATH="$PATH:/usr/games"
 N=benchmarks/results/campaign
 mkdir -p runs/camp
-[ -f runs/camp/c4.onnx ] || cp nets/zerosum-6x64-c4.onnx runs/camp/c4.onnx
+# c4 and its int8 copy (the match plays it, as the engine does on a CPU with int8 dot products)
+# left nets/ when c6 shipped; cb6ab95 holds them.
+for f in c4.onnx c4-int8.onnx; do
+  [ -f runs/camp/$f ] || git show cb6ab95:nets/zerosum-6x64-$f > runs/camp/$f
+done
 [ -f runs/camp/c2.onnx ] || git show 3696b06:nets/zerosum-6x64-c2.onnx > runs/camp/c2.onnx
 # 1. Held-out records, if this machine lacks them (the sets every card quotes):
 [ -d runs/sf-heldout/a ] || python -m trainer sf-games --out runs/sf-heldout/a --games 24 --seed 900
