@@ -17,7 +17,8 @@ done
 [ -d runs/sf-heldout/a ] || python -m trainer sf-games --out runs/sf-heldout/a --games 24 --seed 900
 [ -d runs/sf-heldout/b ] || python -m trainer sf-games --out runs/sf-heldout/b --games 24 --seed 901
 # 2. Labels, 3,000 nodes a position, both cores, nothing else running: a fresh seed, 67, with
-#    side positions at 0.2, as many batches as step 6 (about 1.25M positions, 38 minutes).
+#    side positions at 0.2, as many batches as step 6: batches 0-377, 1,231,608 positions in 37
+#    minutes (05:57-06:34).
 python -m trainer sf-campaign --dir runs/camp/s7 --workers 2 --nodes 3000 --seed 67 --side-p 0.2 \
   --batches 378
 # 3. Training: from c6, every parameter, batch 256, AdamW 5e-4 cosine to step 8,000, bf16, the
