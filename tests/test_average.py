@@ -15,10 +15,11 @@ from onnx import numpy_helper  # noqa: E402
 from engine import contract  # noqa: E402
 from engine.evaluator import OnnxEvaluator  # noqa: E402
 from trainer.__main__ import main as trainer_main  # noqa: E402
-from trainer.learn.average import inline_shared_initializers, average_onnx  # noqa: E402
+from trainer.learn.average import average_onnx  # noqa: E402
 from trainer.learn.config import get_config  # noqa: E402
 from trainer.learn.export import export_onnx  # noqa: E402
 from trainer.learn.model import Net  # noqa: E402
+from trainer.learn.onnx_import import inline_shared_initializers  # noqa: E402
 
 
 def _net(path: Path, seed: int, preset: str = "tiny") -> Path:

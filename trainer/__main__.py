@@ -13,6 +13,7 @@ Measure it
 Ship it
   quantize     the int8 copy that Precision auto plays on CPUs with int8 dot products
   export, average, book (an opening book learned by search, as a Polyglot .bin)
+  grow         a larger net (more blocks, more filters) computing what a net computes
 Other data and modes
   selfplay, sf-games, sf-label, endgames, pgn-data, pgn-train
   muzero-train, muzero-export (and loop --mode muzero)
@@ -86,6 +87,10 @@ def add_quantize(sub: argparse._SubParsersAction) -> None:
     importlib.import_module("trainer.learn.quantize").add_parser(sub)
 
 
+def add_grow(sub: argparse._SubParsersAction) -> None:
+    importlib.import_module("trainer.learn.grow").add_parser(sub)
+
+
 def add_rl(sub: argparse._SubParsersAction) -> None:
     importlib.import_module("trainer.cli_rl").add_subcommands(sub)
 
@@ -118,8 +123,8 @@ def _passthrough(name: str, text: str) -> Callable[[argparse._SubParsersAction],
 
 
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
-    add_pgn_data, add_pgn_train, add_export, add_quantize, add_average, add_rl, add_campaign,
-    add_distill, add_book, add_tune, add_muzero,
+    add_pgn_data, add_pgn_train, add_export, add_quantize, add_average, add_grow, add_rl,
+    add_campaign, add_distill, add_book, add_tune, add_muzero,
     _passthrough("match", "engine against engine, with Elo"),
     _passthrough("ladder", "the engine against a ladder"),
 ]

@@ -35,6 +35,7 @@ def average_onnx(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike
 
     from engine.evaluator import OnnxEvaluator
     from trainer.learn.export import with_metadata, write_verified
+    from trainer.learn.onnx_import import inline_shared_initializers
 
     if len(paths) < 2:
         raise ValueError("average needs at least two nets")
@@ -74,26 +75,6 @@ def average_onnx(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike
     write_verified([(Path(out), with_metadata(last.SerializeToString(), meta))],
                    lambda temps: OnnxEvaluator(str(temps[0]), threads=1, precision="fp32"))
     return {"max_abs_change_from_last": moved}
-
-
-def inline_shared_initializers(model: Any) -> Any:
-    """The exporter stores equal initializers once and reads the copies through Identity nodes
-    (a fresh net's zero biases all look alike), so a net's graph depends on its values. Each
-    such Identity becomes an initializer of its own, so that nets of one architecture compare
-    and average weight by weight."""
-    from onnx import numpy_helper
-
-    inits = {i.name: i for i in model.graph.initializer}
-    keep = []
-    for node in model.graph.node:
-        if node.op_type == "Identity" and node.input[0] in inits:
-            array = numpy_helper.to_array(inits[node.input[0]])
-            model.graph.initializer.append(numpy_helper.from_array(array, node.output[0]))
-        else:
-            keep.append(node)
-    del model.graph.node[:]
-    model.graph.node.extend(keep)
-    return model
 
 
 def _main(args: argparse.Namespace) -> None:

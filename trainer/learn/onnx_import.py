@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import onnx
@@ -42,10 +43,29 @@ def _module_path(node_name: str) -> str:
     return ".".join(p.rsplit(".", 1)[-1] for p in parts[1:-1])
 
 
+def inline_shared_initializers(model: Any) -> Any:
+    """The exporter stores equal initializers once and reads the copies through Identity nodes
+    (a fresh net's zero biases all look alike), so a net's graph depends on its values. Each
+    such Identity becomes an initializer of its own, so that nets of one architecture compare
+    and average weight by weight, and the import finds each layer's weights under its own name
+    (a grown net's new blocks share their zero weights)."""
+    inits = {i.name: i for i in model.graph.initializer}
+    keep = []
+    for node in model.graph.node:
+        if node.op_type == "Identity" and node.input[0] in inits:
+            array = numpy_helper.to_array(inits[node.input[0]])
+            model.graph.initializer.append(numpy_helper.from_array(array, node.output[0]))
+        else:
+            keep.append(node)
+    del model.graph.node[:]
+    model.graph.node.extend(keep)
+    return model
+
+
 def model_from_onnx(path: str | os.PathLike[str]) -> Net:
     """A torch Net computing what the ONNX file computes, its batch norms frozen (see the module
     docstring)."""
-    proto = onnx.load(str(path))
+    proto = inline_shared_initializers(onnx.load(str(path)))
     meta = {p.key: p.value for p in proto.metadata_props}
     if "config" not in meta:
         raise ValueError(f"{path}: no 'config' in its metadata; only nets exported by this "
