@@ -93,6 +93,6 @@ def test_grow_command_writes_an_equal_onnx_net(tmp_path: Path,
         assert np.abs(back(torch.from_numpy(x)).policy.numpy() - a.policy).max() < 1e-4
 
 
-def test_grow_refuses_a_smaller_shape(tmp_path: Path) -> None:
+def test_grow_refuses_a_smaller_shape() -> None:
     with pytest.raises(ValueError, match="fewer"):
         grow(_trained_looking("tiny"), 2, 8)

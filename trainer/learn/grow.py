@@ -89,13 +89,12 @@ def grow(old: Net, blocks: int, filters: int, seed: int = 0) -> Net:
         for name, value in old.state_dict().items():
             dest = target[_rename(name, pos)]
             _embed(dest, value, _rows(name, value, dest))
-        c = filters
         for k in sorted(set(range(blocks)) - set(pos)):
             target[f"tower.{k}.conv2.1.weight"].zero_()
             target[f"tower.{k}.conv2.1.bias"].zero_()
             if cfg.se_ratio:
-                target[f"tower.{k}.se.fc2.weight"][c:] = 0.0
-                target[f"tower.{k}.se.fc2.bias"][c:] = 0.0
+                target[f"tower.{k}.se.fc2.weight"][filters:] = 0.0
+                target[f"tower.{k}.se.fc2.bias"][filters:] = 0.0
     net.load_state_dict(target)
     return net
 

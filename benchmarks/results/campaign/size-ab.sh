@@ -1,19 +1,21 @@
 #!/bin/bash
-# Issue 58's size A/B on two CPU cores (prepared 2026-12-07, not run yet): 6x64 against 10x128,
+# Issue 58's size A/B on two CPU cores (started 2026-12-07 11:09): 6x64 against 10x128,
 # each from the same knowledge and trained on the same data. The 10x128 is c11 grown
 # (`trainer grow`: more blocks and filters, computing exactly what c11 computes), then trained as
 # step 12 trained c12 from c11: 8,000 bf16 steps of 256 on step 12's labels alone. c12 is the
 # 6x64 side. Then held-out figures, nodes/s of both at the engine's defaults (int8 where the CPU
 # has int8 dot products), and 100 games at 10+0.1, one at a time, nothing else running.
 # Needs step 12's labels (runs/camp/s12) and net (runs/camp/c12.onnx, its int8 copy beside it).
-# About 2 h 30 min: training about 80 min (10x128 trains at about 1.7 steps/s here, 6x64 at
-# 5.9), the match about 60. `size-ab.sh --resume` continues the training from its checkpoints.
+# About 2 h 15 min: training about 70 min (10x128 trains at 1.9 steps/s here, 6x64 at 6.25),
+# the match about 60. `size-ab.sh --resume` continues the training from its checkpoints (the
+# session ended at step 4,347; resumed from step 4,000 at 12:10).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 export PATH="$PATH:/usr/games"
 R=benchmarks/results/campaign
 G=runs/camp/g12-10x128
-[ -f runs/camp/c12.onnx ] && [ -d runs/camp/s12/data ] || { echo "run step12.sh first" >&2; exit 2; }
+[ -f runs/camp/c12.onnx ] && [ -d runs/camp/s12/data ] \
+  || { echo "run step12.sh first" >&2; exit 2; }
 [ -f runs/camp/c11.onnx ] || git show 35b6ff1:nets/zerosum-6x64-c11.onnx > runs/camp/c11.onnx
 # 1. c11 grown to 10x128 (a few seconds; the same function, checked on random positions).
 [ -f runs/camp/c11-10x128.onnx ] || python -m trainer grow runs/camp/c11.onnx --blocks 10 \
