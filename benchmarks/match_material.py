@@ -52,6 +52,8 @@ def summarize(pgn: Path, name: str, tables: chess.syzygy.Tablebase | None = None
             number += 1
             side = game.headers["White"].startswith(name)
             r = game.headers["Result"]
+            if r not in ("1-0", "0-1", "1/2-1/2"):
+                continue  # unfinished (a match's .partial file): neither a loss nor a win
             res = "draw" if r == "1/2-1/2" else "win" if (r == "1-0") == side else "loss"
             results[res] += 1
             board, balance, table_wdl = game.board(), [], None

@@ -30,13 +30,15 @@ def test_a_lead_must_hold_and_a_won_ending_drawn_is_reported(tmp_path: Path,
     assert held([0] * 20 + [3, 0, 3, -4, 0], hold=3) == (0, 3)  # swings: neither held
     pgn = tmp_path / "games.pgn"
     # Game 1: zerosum (White) has king and rook against king, a table win, and shuffles to a
-    # draw. Game 2: zerosum (Black) is a queen down throughout and loses.
+    # draw. Game 2: zerosum (Black) is a queen down throughout and loses. Game 3 is unfinished
+    # and counts as nothing.
     shuffle = " ".join(["Kc2 Kb8 Kb1 Ka8"] * 7)
     kings = " ".join(["Kf2 Kf7 Ke1 Ke8"] * 7)
     games = [
         _game("k7/8/8/8/8/8/8/1K5R w - - 0 1", shuffle, "zerosum", "stockfish", "1/2-1/2"),
         _game("4k3/8/8/8/8/8/8/3QK3 w - - 0 1", kings, "stockfish",
               "zerosum-c12", "1-0"),
+        _game("4k3/8/8/8/8/8/8/3QK3 w - - 0 1", "Kf2", "zerosum", "stockfish", "*"),
     ]
     pgn.write_text("\n\n".join(str(g) for g in games) + "\n")
     tables = chess.syzygy.open_tablebase(str(shared_data / "syzygy" / "regular"))
