@@ -75,12 +75,13 @@ def test_campaign_refuses_other_settings_and_a_second_run(tmp_path: Path, stockf
     # since the setting's default is what it was labelled with; the new value is refused.
     cfg_path = tmp_path / "config.json"
     old = json.loads(cfg_path.read_text())
-    del old["side_p"]
+    del old["side_p"], old["playout_p"]
     cfg_path.write_text(json.dumps(old))
     run(tmp_path, CFG, stockfish, workers=1, batches=1, report_s=0.5, log=lambda s: None)
-    with pytest.raises(SystemExit, match="other settings.*side_p"):
-        run(tmp_path, CampaignConfig(**{**CFG.__dict__, "side_p": 0.2}), stockfish, workers=1,
-            batches=2, log=lambda s: None)
+    for key in ("side_p", "playout_p"):
+        with pytest.raises(SystemExit, match=f"other settings.*{key}"):
+            run(tmp_path, CampaignConfig(**{**CFG.__dict__, key: 0.2}), stockfish, workers=1,
+                batches=2, log=lambda s: None)
 
 
 def test_campaign_starts_vary() -> None:

@@ -204,7 +204,8 @@ def test_sf_label_writes_records(tmp_path: Path) -> None:
 
 def test_sf_games_label_every_position(tmp_path: Path, shared_data: Path) -> None:
     """Stockfish-played games: each position labelled, consecutive plies, the move played is
-    one of the MultiPV moves (no random moves), lopsided games adjudicated; records written."""
+    one of the MultiPV moves (no random moves), lopsided games adjudicated unless played out;
+    records written."""
     from trainer.arena.match import stockfish_path
     from engine import contract
     from trainer.data.sflabel import opening_boards, play_and_label, write_records
@@ -229,6 +230,14 @@ def test_sf_games_label_every_position(tmp_path: Path, shared_data: Path) -> Non
     short = list(play_and_label(sf, won, nodes=400, multipv=2, adjudicate_cp=500,
                                 adjudicate_plies=2, progress=False))
     assert len(short) == 2
+    # ... unless the game is one of the share played out: then Stockfish mates
+    played = list(play_and_label(sf, won, nodes=400, multipv=2, adjudicate_cp=500,
+                                 adjudicate_plies=2, random_move_p=0.0, playout_p=1.0,
+                                 progress=False))
+    assert len(played) > 2
+    last, best = played[-1][0].copy(), played[-1][4]  # the position before the game's end
+    last.push(chess.Move(best & 63, (best >> 6) & 63, (best >> 12) or None))
+    assert last.is_checkmate()
     # the book line's own positions, from the start position; fen-only boards have no history
     opening = list(play_and_label(sf, starts, nodes=200, multipv=2, max_plies=0,
                                   fen_only_p=0.0, progress=False))

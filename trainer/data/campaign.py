@@ -58,6 +58,7 @@ class CampaignConfig:
     random_move_p: float = 0.03
     fen_only_p: float = 0.1
     side_p: float = 0.0  # positions labelled beside the game after a random move (play_and_label)
+    playout_p: float = 0.0  # games played to their end, not adjudicated (play_and_label)
     seed: int = 0
     openings: str = ""  # a PGN book of start lines; empty: the packaged one
 
@@ -146,8 +147,8 @@ def label_batch(cfg: CampaignConfig, batch: int, book: list[list[chess.Move]],
     return list(play_and_label("", batch_starts(cfg, batch, book), nodes=cfg.nodes,
                                multipv=cfg.multipv, max_plies=cfg.max_plies,
                                random_move_p=cfg.random_move_p, fen_only_p=cfg.fen_only_p,
-                               side_p=cfg.side_p, seed=f"campaign-play-{cfg.seed}-{batch}",
-                               progress=False,
+                               side_p=cfg.side_p, playout_p=cfg.playout_p,
+                               seed=f"campaign-play-{cfg.seed}-{batch}", progress=False,
                                engine=engine))
 
 
@@ -277,7 +278,8 @@ def _main(a: Any) -> int:
 
     cfg = CampaignConfig(nodes=a.nodes, multipv=a.multipv, games_per_batch=a.games_per_batch,
                          random_plies=a.random_plies, chess960_p=a.chess960_p,
-                         ending_p=a.ending_p, side_p=a.side_p, seed=a.seed,
+                         ending_p=a.ending_p, side_p=a.side_p, playout_p=a.playout_p,
+                         seed=a.seed,
                          openings=a.openings)
     out = run(a.dir, cfg, find_stockfish(a.stockfish), workers=a.workers,
               batches=a.batches or None, minutes=a.minutes or None, report_s=a.report_s)
@@ -313,6 +315,9 @@ def add_parser(sub: Any) -> None:
     g.add_argument("--side-p", type=float, default=d.side_p,
                    help="chance that a game position also has a random move's position "
                         "labelled beside it (not played on)")
+    g.add_argument("--playout-p", type=float, default=d.playout_p,
+                   help="share of games played to their end instead of stopping once one side "
+                        "has led by 700 cp for 6 plies")
     g.add_argument("--openings", default=d.openings,
                    help="PGN book of start lines (default: the packaged book)")
     p.set_defaults(func=_main)
