@@ -16,9 +16,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 export PATH="$PATH:/usr/games"
 R=benchmarks/results/campaign
-# The labels of earlier steps, as their scripts made them: seed and side share, 378 batches.
-declare -A SEED_OF=([6]=66 [7]=67 [8]=68 [9]=69 [10]=70 [11]=71 [12]=72 [13]=73) \
-  SIDE_OF=([6]=0.2 [7]=0.2 [8]=0.3 [9]=0.3 [10]=0.3 [11]=0.3 [12]=0.3 [13]=0.3)
+# The labels of each step, as its script made them: seed, side share and the share of games played
+# to their end (`sf-campaign --playout-p`: 0 before step 14), 378 batches.
+declare -A SEED_OF=([6]=66 [7]=67 [8]=68 [9]=69 [10]=70 [11]=71 [12]=72 [13]=73 [14]=74) \
+  SIDE_OF=([6]=0.2 [7]=0.2 [8]=0.3 [9]=0.3 [10]=0.3 [11]=0.3 [12]=0.3 [13]=0.3 [14]=0.3) \
+  PLAYOUT_OF=([14]=0.2)
 
 [ $# -ge 5 ] || { grep -m1 "^#   step.sh" "$0" >&2; exit 2; }
 N=$1 PARENT=$2 COMMIT=$3 SEED=$4 SIDE=$5
@@ -39,15 +41,15 @@ done
 [ -d runs/sf-heldout/b ] || python -m trainer sf-games --out runs/sf-heldout/b --games 24 --seed 901
 # 2. Labels, 3,000 nodes a position, both cores, nothing else running (about 40 minutes on the
 #    2-core AVX-512 machine); then any replayed step's labels this machine lacks.
-label() {  # dir seed side-p
+label() {  # dir seed side-p [playout-p]
   python -m trainer sf-campaign --dir "$1" --workers 2 --nodes 3000 --seed "$2" --side-p "$3" \
-    --batches 378
+    --playout-p "${4:-0}" --batches 378
 }
-label "runs/camp/s$N" "$SEED" "$SIDE"
+label "runs/camp/s$N" "$SEED" "$SIDE" "${PLAYOUT_OF[$N]:-0}"
 MIX=()
 for k in "${REPLAY[@]}"; do
   [ -n "${SEED_OF[$k]:-}" ] || { echo "no labels recorded for step $k" >&2; exit 2; }
-  label "runs/camp/s$k" "${SEED_OF[$k]}" "${SIDE_OF[$k]}"
+  label "runs/camp/s$k" "${SEED_OF[$k]}" "${SIDE_OF[$k]}" "${PLAYOUT_OF[$k]:-0}"
   MIX+=("runs/camp/s$k/data")
 done
 [ ${#MIX[@]} -eq 0 ] || MIX=(--mix-data "${MIX[@]}" --mix-share "${MIX_SHARE:-0.5}")
