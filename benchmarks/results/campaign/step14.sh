@@ -1,7 +1,7 @@
 #!/bin/bash
 # Issue 58's campaign, step 14 (prepared 2026-12-07, not run yet): step 13's recipe from c13, the
-# shipped net (7a2de6c), on a fresh seed, 74, at side share 0.3, replaying steps 10-13's labels as half
-# of every batch over 12,000 steps, and with a fifth of the fresh games played to their end
+# shipped net (7a2de6c), on a fresh seed, 74, at side share 0.3, replaying steps 10-13's labels as
+# half of every batch over 12,000 steps, and with a fifth of the fresh games played to their end
 # (`sf-campaign --playout-p 0.2`, step.sh's PLAYOUT_OF) instead of adjudicated at 700 cp, so the
 # net sees won positions converted. About 2 h 20 min on the 2-core AVX-512 machine with steps
 # 10-13's labels at hand (labels about 50 min, training 40, held-out 5, the match against c13 50);
