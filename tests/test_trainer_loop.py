@@ -208,6 +208,7 @@ def test_sf_games_label_every_position(tmp_path: Path, shared_data: Path) -> Non
     records written."""
     from trainer.arena.match import stockfish_path
     from engine import contract
+    from engine.board_ref import to_chess_move
     from trainer.data.sflabel import opening_boards, play_and_label, write_records
 
     sf = stockfish_path()
@@ -236,7 +237,7 @@ def test_sf_games_label_every_position(tmp_path: Path, shared_data: Path) -> Non
                                  progress=False))
     assert len(played) > 2
     last, best = played[-1][0].copy(), played[-1][4]  # the position before the game's end
-    last.push(chess.Move(best & 63, (best >> 6) & 63, (best >> 12) or None))
+    last.push(to_chess_move(best))
     assert last.is_checkmate()
     # the book line's own positions, from the start position; fen-only boards have no history
     opening = list(play_and_label(sf, starts, nodes=200, multipv=2, max_plies=0,

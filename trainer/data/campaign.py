@@ -279,8 +279,7 @@ def _main(a: Any) -> int:
     cfg = CampaignConfig(nodes=a.nodes, multipv=a.multipv, games_per_batch=a.games_per_batch,
                          random_plies=a.random_plies, chess960_p=a.chess960_p,
                          ending_p=a.ending_p, side_p=a.side_p, playout_p=a.playout_p,
-                         seed=a.seed,
-                         openings=a.openings)
+                         seed=a.seed, openings=a.openings)
     out = run(a.dir, cfg, find_stockfish(a.stockfish), workers=a.workers,
               batches=a.batches or None, minutes=a.minutes or None, report_s=a.report_s)
     print(json.dumps(out))

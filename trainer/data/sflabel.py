@@ -25,6 +25,7 @@ import numpy as np
 
 from engine import contract
 from engine.board import Position
+from engine.board_ref import from_chess_move
 from trainer.data.records import Record
 from trainer.data.sfuci import Analysis, StockfishAnalyser
 
@@ -72,10 +73,6 @@ def softmax_cp(cps: Sequence[float], temperature_cp: float) -> np.ndarray:
     return p / p.sum()
 
 
-def _engine_int(move: chess.Move) -> int:
-    return move.from_square | (move.to_square << 6) | ((move.promotion or 0) << 12)
-
-
 Label = tuple[chess.Board, list[int], list[float], list[float], int]
 
 
@@ -88,7 +85,7 @@ def label_position(engine: StockfishAnalyser, board: chess.Board, multipv: int,
         return None
     moves, cps, wdl = res
     idx = [contract.move_index(board, m) for m in moves]
-    return idx, softmax_cp(cps, temperature_cp).tolist(), wdl, _engine_int(moves[0])
+    return idx, softmax_cp(cps, temperature_cp).tolist(), wdl, from_chess_move(moves[0])
 
 
 def opening_boards(path: str | Path, n: int, seed: int = 0) -> list[chess.Board]:
@@ -115,8 +112,7 @@ def play_and_label(stockfish: str, starts: Sequence[chess.Board], nodes: int = 8
                    max_plies: int = 220, adjudicate_cp: float = 700.0, adjudicate_plies: int = 6,
                    label_opening: bool = True, fen_only_p: float = 0.1,
                    side_p: float = 0.0, playout_p: float = 0.0, seed: int | str = 0,
-                   threads: int = 1,
-                   hash_mb: int = 16,
+                   threads: int = 1, hash_mb: int = 16,
                    progress: bool = True, engine: StockfishAnalyser | None = None
                    ) -> Iterator[Label]:
     """Games played from ``starts`` with every position labelled (the policy and WDL targets
@@ -161,7 +157,7 @@ def play_and_label(stockfish: str, starts: Sequence[chess.Board], nodes: int = 8
         stored = chess.Board(board.fen(), chess960=board.chess960) \
             if r.random() < fen_only_p else board.copy()
         return (stored, idx, softmax_cp(cps, temperature_cp).tolist(), wdl,
-                _engine_int(moves[0]))
+                from_chess_move(moves[0]))
 
     own = engine is None
     if engine is None:
