@@ -474,6 +474,47 @@ def test_a_value_only_anchor_teaches_no_policy(tmp_path: Path) -> None:
     assert m_value["policy_loss"] == pytest.approx(m_alone["policy_loss"], rel=1e-5)
 
 
+def test_policy_power_sharpens_a_stockfish_target_to_a_lower_temperature(
+        tmp_path: Path) -> None:
+    """--policy-power k trains on the target ** k, renormalised: for a Stockfish label (the
+    softmax of its MultiPV scores at 60 cp) that is the softmax at 60/k cp."""
+    from trainer.__main__ import build_parser
+    from trainer.cli_rl import _train_config
+    from trainer.data.replay import Batch, training_window
+    from trainer.data.sflabel import softmax_cp
+    from trainer.learn.model import Net
+    from trainer.learn.train import compute_losses
+
+    cps = [35.0, 20.0, -10.0, -80.0, -300.0]
+    sharp = softmax_cp(cps, 60.0) ** 2
+    assert sharp / sharp.sum() == pytest.approx(softmax_cp(cps, 30.0))
+
+    write_games(tmp_path / "games", [40])
+    window = training_window([tmp_path / "games"], 30)
+    window.refresh()
+    b = window.sample(16, np.random.default_rng(2))
+    assert b.has_policy.sum() > 0
+    p2 = b.policy.astype(np.float64) ** 2
+    sums = p2.sum(1, keepdims=True)
+    p2 = np.divide(p2, sums, out=np.zeros_like(p2), where=sums > 0).astype(np.float32)
+    squared = Batch(**{**{k: getattr(b, k) for k in Batch.__dataclass_fields__}, "policy": p2})
+    torch.manual_seed(0)
+    model = Net(get_config("tiny")).eval()
+    dev = torch.device("cpu")
+    _, m_power = compute_losses(model, b, TrainConfig(policy_power=2.0), dev)
+    _, m_plain = compute_losses(model, b, TrainConfig(), dev)
+    _, m_by_hand = compute_losses(model, squared, TrainConfig(), dev)
+    assert m_power["policy_loss"] == pytest.approx(m_by_hand["policy_loss"], rel=1e-5)
+    assert abs(m_power["policy_loss"] - m_plain["policy_loss"]) > 1e-3
+    assert m_power["value_loss"] == pytest.approx(m_plain["value_loss"])
+
+    parse = build_parser().parse_args
+    args = ["train", "--data", str(tmp_path / "games"), "--out", str(tmp_path / "o")]
+    assert _train_config(parse([*args, "--policy-power", "2"]), 10).policy_power == 2.0
+    with pytest.raises(SystemExit, match="--policy-power must be above 0"):
+        _train_config(parse([*args, "--policy-power", "0"]), 10)
+
+
 @pytest.mark.parametrize("args, message", [
     (["--mix-share", "0.3"], "needs --mix-data"),
     (["--mix-data", "x", "--mix-share", "1.5"], "strictly between"),
@@ -544,6 +585,16 @@ def test_a_loop_resumed_with_other_settings_keeps_the_old_config(tmp_path: Path)
     (tmp_path / "config.json").write_text(json.dumps(asdict(first)))
     Loop(first).initialise()  # same settings: nothing moves
     assert not list(tmp_path.glob("config-*.json"))
+    # a run begun before a setting existed resumes at its default, and is refused another value
+    older = asdict(first)
+    del older["train"]["policy_power"]
+    (tmp_path / "config.json").write_text(json.dumps(older))
+    Loop(first, change_config=False).initialise()
+    assert not list(tmp_path.glob("config-*.json"))
+    sharper = LoopConfig(run_dir=str(tmp_path), steps=300,
+                         train=TrainConfig(policy_power=2.0))
+    with pytest.raises(SystemExit, match="policy_power"):
+        Loop(sharper, change_config=False).initialise()
     Loop(LoopConfig(run_dir=str(tmp_path), steps=300, mix_data=["sf"], mix_share=0.25)).initialise()
     old = json.loads((tmp_path / "config-before-gen-0013.json").read_text())
     new = json.loads((tmp_path / "config.json").read_text())

@@ -110,6 +110,9 @@ def _add_train_args(p: argparse.ArgumentParser, steps_help: str) -> None:
     g.add_argument("--clip", type=float, default=d.clip, help="gradient-norm clip")
     g.add_argument("--q-weight", type=float, default=d.q_weight,
                    help="share of root Q/D in the value target")
+    g.add_argument("--policy-power", type=float, default=d.policy_power,
+                   help="policy targets raised to this power and renormalised (Stockfish "
+                        "labels, the softmax of MultiPV scores at 60 cp: 2 gives it at 30 cp)")
     g.add_argument("--value-weight", type=float, default=d.value_weight)
     g.add_argument("--mlh-weight", type=float, default=d.mlh_weight)
     g.add_argument("--log-every", type=int, default=d.log_every)
@@ -137,10 +140,13 @@ def _add_train_args(p: argparse.ArgumentParser, steps_help: str) -> None:
 
 def _train_config(a: argparse.Namespace, horizon: int | None) -> TrainConfig:
     schedule = a.schedule or ("cosine" if (a.total_steps or horizon) else "constant")
+    if not a.policy_power > 0:  # 0 would make every target uniform over its nonzero moves
+        raise SystemExit(f"--policy-power must be above 0, not {a.policy_power}")
     return TrainConfig(
         batch_size=a.batch_size, lr=a.lr, optimizer=a.optimizer, weight_decay=a.weight_decay,
         warmup=a.warmup, schedule=schedule, total_steps=a.total_steps or horizon or 1,
-        clip=a.clip, q_weight=a.q_weight, value_weight=a.value_weight,
+        clip=a.clip, q_weight=a.q_weight, policy_power=a.policy_power,
+        value_weight=a.value_weight,
         mlh_weight=a.mlh_weight, log_every=a.log_every, checkpoint_every=a.checkpoint_every,
         keep=a.keep, seed=a.seed, device=a.device, threads=a.train_threads,
         precision=a.train_precision, train_only=a.train_only)

@@ -133,6 +133,17 @@ class StopFlag:
         self._previous.clear()
 
 
+def _with_defaults(saved: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
+    """``saved`` with the keys it lacks taken from ``defaults``, nested dicts alike."""
+    out = dict(saved)
+    for k, v in defaults.items():
+        if k not in out:
+            out[k] = v
+        elif isinstance(v, dict) and isinstance(out[k], dict):
+            out[k] = _with_defaults(out[k], v)
+    return out
+
+
 class Loop:
     def __init__(self, cfg: LoopConfig, change_config: bool = True) -> None:
         """``change_config`` False: a resumed run whose config.json differs from ``cfg`` stops
@@ -242,6 +253,9 @@ class Loop:
         if self.state_path.exists():
             self.state = json.loads(self.state_path.read_text())
             old = json.loads(cfg_path.read_text()) if cfg_path.exists() else None
+            if old is not None:
+                # A setting added since the run began ran at its default (--policy-power).
+                old = _with_defaults(old, json.loads(json.dumps(asdict(LoopConfig("")))))
             if old is not None and old != json.loads(cfg_data):
                 if not self.change_config:
                     new = json.loads(cfg_data)

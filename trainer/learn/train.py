@@ -1,7 +1,7 @@
 """The learner: trains the net on samples from the replay window.
 
 Loss per batch (means over the batch; the policy term over positions with a full search only):
-    policy_weight * CE(visit distribution, policy logits)
+    policy_weight * CE(visit distribution ** policy_power (renormalised), policy logits)
   + value_weight  * CE((1 - q_weight) * game result + q_weight * root WDL, WDL logits)
   + mlh_weight    * Huber((moves-left - plies left) / 20)        [with the head, known targets]
 Weight decay through the optimizer (AdamW, or SGD with Nesterov momentum), on weights only.
@@ -55,6 +55,11 @@ class TrainConfig:
     lr_floor: float = 0.05
     clip: float = 1.0
     policy_weight: float = 1.0
+    policy_power: float = 1.0
+    """the policy target raised to this power and renormalised. Why: a Stockfish label's target
+    is the softmax of its MultiPV scores at 60 cp (trainer/data/sflabel.py), so power k is that
+    softmax at 60/k cp, exactly, without relabelling: a sharper target spends the net's
+    capacity on telling the best move from the near-best ones."""
     value_weight: float = 1.0
     mlh_weight: float = 0.1
     q_weight: float = 0.3
@@ -126,6 +131,9 @@ def compute_losses(model: Net, b: Batch, cfg: TrainConfig,
     planes = torch.from_numpy(b.planes).to(device)
     pol = torch.from_numpy(b.policy).to(device)
     has = torch.from_numpy(b.has_policy).to(device)
+    if cfg.policy_power != 1.0:
+        pol = pol.pow(cfg.policy_power)
+        pol = pol / pol.sum(1, keepdim=True).clamp(min=1e-12)
     wdl_t = torch.from_numpy(value_target(b, cfg.q_weight)).to(device)
     out = model.heads(planes)
     # float(): under bf16 autocast the logits arrive in bfloat16; the losses are taken in fp32.

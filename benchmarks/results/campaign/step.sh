@@ -10,8 +10,9 @@
 # numbers (earlier steps of this table), MIX_SHARE (default 0.5) of every batch is drawn from
 # those steps' labels, remade from their seeds if this machine lacks them (about 40 minutes
 # each); without, the step trains on its fresh labels alone, as steps 4-8 did. Arguments after
-# `--` go to the training (`-- --resume` continues from its checkpoints). Every command resumes
-# where it stopped: rerun the script.
+# `--` go to the training (`-- --resume` continues from its checkpoints). ARM=x in the environment
+# names a second arm of the same step (cNx, sNx-train, stepNx-*.jsonl) that trains on step N's
+# labels with other training arguments. Every command resumes where it stopped: rerun the script.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 export PATH="$PATH:/usr/games"
@@ -28,7 +29,8 @@ shift 5
 REPLAY=() TRAIN=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do REPLAY+=("$1"); shift; done
 [ $# -gt 0 ] && shift && TRAIN=("$@")
-C=runs/camp/c$N
+A=$N${ARM:-}
+C=runs/camp/c$A
 mkdir -p runs/camp
 
 # The parent and its int8 copy (the match plays it, as the engine does on a CPU with int8 dot
@@ -58,17 +60,17 @@ done
 python -m trainer train --data "runs/camp/s$N/data" "${MIX[@]}" --init "runs/camp/$PARENT.onnx" \
   --batch-size 256 --schedule cosine --warmup 200 --q-weight 1.0 --window 20000000 \
   --train-threads 2 --train-precision bf16 --steps 8000 --lr 5e-4 --seed 7 \
-  --checkpoint-every 1000 --keep 2 --out "runs/camp/s$N-train" --export "$C.onnx" "${TRAIN[@]}"
+  --checkpoint-every 1000 --keep 2 --out "runs/camp/s$A-train" --export "$C.onnx" "${TRAIN[@]}"
 python -m trainer quantize "$C.onnx" --out "$C-int8.onnx" \
   --pgn ../shared/data/pgn/carlsen_lichess_DannyTheDonkey_2019-01-29.pgn
 # 4. Held out, no search; then off the teacher's path (1,000 held-out positions and a random
 #    move's child of each, labelled at 8,000 nodes).
 PYTHONPATH=. python benchmarks/heldout.py --nets "runs/camp/$PARENT.onnx" "$C.onnx" \
-  "$C-int8.onnx" --records runs/sf-heldout/a runs/sf-heldout/b | tee "$R/step$N-heldout.jsonl"
+  "$C-int8.onnx" --records runs/sf-heldout/a runs/sf-heldout/b | tee "$R/step$A-heldout.jsonl"
 PYTHONPATH=. python benchmarks/offpath_value.py --records runs/sf-heldout/a runs/sf-heldout/b \
-  --max 1000 --nets "runs/camp/$PARENT.onnx" "$C.onnx" | tee "$R/step$N-offpath.jsonl"
+  --max 1000 --nets "runs/camp/$PARENT.onnx" "$C.onnx" | tee "$R/step$A-offpath.jsonl"
 # 5. Against the parent at 10+0.1, one game at a time, nothing else running, the engine's
 #    defaults (about 50 minutes).
-python -m trainer match --weights1 "$C.onnx" --name1 "campaign-c$N" \
+python -m trainer match --weights1 "$C.onnx" --name1 "campaign-c$A" \
   --weights2 "runs/camp/$PARENT.onnx" --name2 "$PARENT" --tc 10+0.1 --games 100 \
-  --pgn "runs/camp/c$N-vs-$PARENT.pgn" --json "$R/c$N-vs-$PARENT.json" --resume --no-progress
+  --pgn "runs/camp/c$A-vs-$PARENT.pgn" --json "$R/c$A-vs-$PARENT.json" --resume --no-progress
