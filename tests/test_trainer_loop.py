@@ -521,6 +521,7 @@ def test_policy_power_sharpens_a_stockfish_target_to_a_lower_temperature(
     (["--mix-data", "x"], "strictly between"),
     (["--mix-targets", "value"], "needs --mix-data"),
     (["--mix-data", "x", "--mix-share", "0.3", "--mode", "muzero"], "MuZero"),
+    (["--policy-power", "2", "--mode", "muzero"], "MuZero"),
 ])
 def test_loop_rejects_a_bad_mix(tmp_path: Path, args: list[str], message: str) -> None:
     from trainer.__main__ import build_parser
