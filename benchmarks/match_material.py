@@ -9,7 +9,8 @@ Why: against Stockfish at UCI_Elo 2000 the bundled net scores about a third, and
 does not say whether the games were lost to tactics (material dropped in the middlegame) or drawn
 from won endings (technique the teacher's adjudicated games never show). A lead counts when it
 holds for ``--hold`` plies in a row (6: an exchange in progress is not a lead), from ply 20 on.
-Prints one JSON object.
+Prints one JSON object; ``by_course`` splits the games into led, led and trailed, trailed and
+neither, which add up to the games.
 """
 
 from __future__ import annotations
@@ -39,12 +40,22 @@ def held(balance: list[int], hold: int, start: int = 20) -> tuple[int, int]:
     return (max((min(w) for w in windows), default=0), min((max(w) for w in windows), default=0))
 
 
+def course(most: int, least: int, lead: int) -> str:
+    """Which of four kinds of game ``held``'s figures make: "led" (never trailed), "led and
+    trailed", "trailed" (never led) or "neither". Why: led_by_result and trailed_by_result
+    count a game that did both twice; these four add up to the games."""
+    up, down = most >= lead, least <= -lead
+    return ("led and trailed" if down else "led") if up else ("trailed" if down else "neither")
+
+
 def summarize(pgn: Path, name: str, tables: chess.syzygy.Tablebase | None = None,
               lead: int = 3, hold: int = 6) -> dict[str, object]:
     """The counts the module's docstring describes, for the games of ``pgn``."""
     results: Counter[str] = Counter()
     ahead: Counter[str] = Counter()
     behind: Counter[str] = Counter()
+    by_course: dict[str, Counter[str]] = {k: Counter() for k in
+                                          ("led", "led and trailed", "trailed", "neither")}
     endings: list[dict[str, object]] = []
     with pgn.open() as f:
         number = 0
@@ -67,6 +78,7 @@ def summarize(pgn: Path, name: str, tables: chess.syzygy.Tablebase | None = None
             most, least = held(balance, hold)
             ahead[res] += most >= lead
             behind[res] += least <= -lead
+            by_course[course(most, least, lead)][res] += 1
             outcome = {"win": 2, "draw": 0, "loss": -2}[res]
             # A cursed win or blessed loss (+-1) is a draw under the 50-move rule.
             if table_wdl is not None and (table_wdl if abs(table_wdl) == 2 else 0) != outcome:
@@ -75,6 +87,7 @@ def summarize(pgn: Path, name: str, tables: chess.syzygy.Tablebase | None = None
     return {"pgn": str(pgn), "name": name, "games": sum(results.values()),
             "results": dict(results), "lead": lead, "hold": hold,
             "led_by_result": dict(ahead), "trailed_by_result": dict(behind),
+            "by_course": {k: dict(v) for k, v in by_course.items()},
             "table_endings_not_as_tables_say": endings if tables is not None else None}
 
 

@@ -10,7 +10,7 @@ import chess.syzygy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-from match_material import held, summarize  # noqa: E402
+from match_material import course, held, summarize  # noqa: E402
 
 
 def _game(fen: str, moves: str, white: str, black: str, result: str) -> chess.pgn.Game:
@@ -46,6 +46,11 @@ def test_a_lead_must_hold_and_a_won_ending_drawn_is_reported(tmp_path: Path,
     assert out["results"] == {"draw": 1, "loss": 1}
     assert out["led_by_result"] == {"draw": 1, "loss": 0}
     assert out["trailed_by_result"] == {"draw": 0, "loss": 1}
+    assert out["by_course"] == {"led": {"draw": 1}, "led and trailed": {}, "trailed": {"loss": 1},
+                                "neither": {}}
+    assert [course(*held(b, hold=3), lead=3) for b in (
+        [0] * 20 + [3, 3, 3, -4, -4, -4], [0] * 20 + [3, 3, 3], [0] * 20 + [-3, -3, -3],
+        [0] * 20 + [2, 2, 2, -2, -2, -2])] == ["led and trailed", "led", "trailed", "neither"]
     endings = out["table_endings_not_as_tables_say"]
     assert isinstance(endings, list) and [e["game"] for e in endings] == [1]
     assert endings[0]["tables"] == 2
