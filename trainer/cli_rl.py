@@ -249,11 +249,11 @@ def loop_config(a: argparse.Namespace) -> LoopConfig:
                          "graphs in fp32")
     if a.export_ema is not None and not 0.0 < a.export_ema <= 1.0:
         raise SystemExit("--export-ema: the trained net's weight, in (0, 1]")
+    if a.export_ema is not None and a.mode == "muzero":
+        raise SystemExit("--export-ema averages AlphaZero nets; MuZero exports two graphs")
     if a.policy_power != 1.0 and a.mode == "muzero":
         raise SystemExit("--policy-power sharpens AlphaZero training targets; MuZero's trainer "
                          "takes its targets as they are")
-    if a.export_ema is not None and a.mode == "muzero":
-        raise SystemExit("--export-ema averages AlphaZero nets; MuZero exports two graphs")
     if a.no_eval_previous and a.gate is not None:
         raise SystemExit("--gate plays the previous net: it cannot go with --no-eval-previous")
     for flag, dirs in (("--mix-data", a.mix_data), ("--heldout", a.heldout)):
