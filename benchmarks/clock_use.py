@@ -7,7 +7,8 @@ and the mean; the clock's drop plus the increment, so the GUI's lag is in it), t
 moves under 0.12 s, and its clock at the end of the game (median). With an opening book
 (``OwnBook``; the runner marks those moves ``own book``): the engine's book moves a game, the
 ply at which it left the book (the game's ply at its first searched move, opening included),
-and its clock after its 20th move (the clock the book saved). The base and increment come
+and its clock after its 20th move (the clock the book saved). ``median_by_moves``: the median seconds a
+move over moves 1-10, 11-20, ... and 61 on, which say where in the game each engine spends. The base and increment come
 from the ``TimeControl`` header, read by the match runner's own parser. A ``.pgn.partial`` of a
 stopped match reads the same way.
 """
@@ -26,12 +27,17 @@ import numpy as np
 from trainer.arena.match import OWN_BOOK, TimeControl
 
 
+TENS = 6
+"""``median_by_moves`` groups moves by tens up to this many tens, and the rest in one group."""
+
+
 def clock_use(paths: list[str]) -> dict[str, dict[str, object]]:
     spent: dict[str, list[float]] = defaultdict(list)
     ends: dict[str, list[float]] = defaultdict(list)
     book_moves: dict[str, list[int]] = defaultdict(list)
     exits: dict[str, list[int]] = defaultdict(list)
     at_move_20: dict[str, list[float]] = defaultdict(list)
+    by_tens: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     for path in paths:
         opener = gzip.open if path.endswith(".gz") else open  # results keep their PGNs gzipped
         with opener(path, "rt", encoding="utf-8") as f:
@@ -54,6 +60,8 @@ def clock_use(paths: list[str]) -> dict[str, dict[str, object]]:
                     left = nxt.clock()
                     if left is not None:  # a move the engine played (not the opening's)
                         spent[names[side]].append(last[side] - left + inc)
+                        tens = min(node.ply() // 20, TENS)
+                        by_tens[names[side]][tens].append(last[side] - left + inc)
                         last[side] = left
                         if OWN_BOOK in nxt.comment:
                             booked[side] += 1
@@ -76,7 +84,10 @@ def clock_use(paths: list[str]) -> dict[str, dict[str, object]]:
             "mean": round(float(t.mean()), 3),
             "under_0.12s": round(float((t < 0.12).mean()), 3),
             "games": len(ends[name]),
-            "clock_left_at_end_median": round(float(np.median(ends[name])), 2)}
+            "clock_left_at_end_median": round(float(np.median(ends[name])), 2),
+            "median_by_moves": {
+                (f"{10 * k + 1}-{10 * k + 10}" if k < TENS else f"{10 * k + 1}+"):
+                round(float(np.median(v)), 3) for k, v in sorted(by_tens[name].items())}}
         if any(book_moves[name]):
             out[name].update({
                 "own_book_moves_per_game": round(float(np.mean(book_moves[name])), 2),

@@ -10,7 +10,9 @@ does not say whether the games were lost to tactics (material dropped in the mid
 from won endings (technique the teacher's adjudicated games never show). A lead counts when it
 holds for ``--hold`` plies in a row (6: an exchange in progress is not a lead), from ply 20 on.
 Prints one JSON object; ``by_course`` splits the games into led, led and trailed, trailed and
-neither, which add up to the games.
+neither, which add up to the games; ``led_from_move`` and ``trailed_from_move`` give the quartiles
+of the move at which a lead or a deficit began (the game's move number), which say whether the
+games were lost in the middlegame or late, when the clock is down to its increment.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import argparse
 import json
 from collections import Counter
 from pathlib import Path
+
+import numpy as np
 
 import chess
 import chess.pgn
@@ -40,6 +44,24 @@ def held(balance: list[int], hold: int, start: int = 20) -> tuple[int, int]:
     return (max((min(w) for w in windows), default=0), min((max(w) for w in windows), default=0))
 
 
+def first_held(balance: list[int], hold: int, lead: int, start: int = 20
+               ) -> tuple[int | None, int | None]:
+    """The first index of ``balance`` at which a lead of ``lead``, and a deficit of as much,
+    began and lasted ``hold`` plies in a row (None where there was none)."""
+    up = down = None
+    for i in range(start, len(balance) - hold + 1):
+        w = balance[i:i + hold]
+        up = i if up is None and min(w) >= lead else up
+        down = i if down is None and max(w) <= -lead else down
+    return up, down
+
+
+def quartiles(values: list[int]) -> dict[str, object]:
+    """How many, and their 25/50/75% quantiles (None for none)."""
+    q = np.percentile(values, [25, 50, 75]).tolist() if values else None
+    return {"games": len(values), "q25_50_75": q}
+
+
 def course(most: int, least: int, lead: int) -> str:
     """Which of four kinds of game ``held``'s figures make: "led" (never trailed), "led and
     trailed", "trailed" (never led) or "neither". Why: led_by_result and trailed_by_result
@@ -57,6 +79,7 @@ def summarize(pgn: Path, name: str, tables: chess.syzygy.Tablebase | None = None
     by_course: dict[str, Counter[str]] = {k: Counter() for k in
                                           ("led", "led and trailed", "trailed", "neither")}
     endings: list[dict[str, object]] = []
+    began: dict[str, list[int]] = {"led": [], "trailed": []}
     with pgn.open() as f:
         number = 0
         while (game := chess.pgn.read_game(f)) is not None:
@@ -68,7 +91,9 @@ def summarize(pgn: Path, name: str, tables: chess.syzygy.Tablebase | None = None
             res = "draw" if r == "1/2-1/2" else "win" if (r == "1-0") == side else "loss"
             results[res] += 1
             board, balance, table_wdl = game.board(), [], None
+            move_number: list[int] = []
             for move in game.mainline_moves():
+                move_number.append(board.fullmove_number)
                 board.push(move)
                 balance.append(material(board, side))
                 if (tables is not None and table_wdl is None and len(board.piece_map()) <= 4
@@ -79,6 +104,9 @@ def summarize(pgn: Path, name: str, tables: chess.syzygy.Tablebase | None = None
             ahead[res] += most >= lead
             behind[res] += least <= -lead
             by_course[course(most, least, lead)][res] += 1
+            for kind, i in zip(("led", "trailed"), first_held(balance, hold, lead)):
+                if i is not None:
+                    began[kind].append(move_number[i])
             outcome = {"win": 2, "draw": 0, "loss": -2}[res]
             # A cursed win or blessed loss (+-1) is a draw under the 50-move rule.
             if table_wdl is not None and (table_wdl if abs(table_wdl) == 2 else 0) != outcome:
@@ -88,6 +116,8 @@ def summarize(pgn: Path, name: str, tables: chess.syzygy.Tablebase | None = None
             "results": dict(results), "lead": lead, "hold": hold,
             "led_by_result": dict(ahead), "trailed_by_result": dict(behind),
             "by_course": {k: dict(v) for k, v in by_course.items()},
+            "led_from_move": quartiles(began["led"]),
+            "trailed_from_move": quartiles(began["trailed"]),
             "table_endings_not_as_tables_say": endings if tables is not None else None}
 
 

@@ -10,7 +10,7 @@ import chess.syzygy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-from match_material import course, held, summarize  # noqa: E402
+from match_material import course, first_held, held, summarize  # noqa: E402
 
 
 def _game(fen: str, moves: str, white: str, black: str, result: str) -> chess.pgn.Game:
@@ -28,6 +28,8 @@ def test_a_lead_must_hold_and_a_won_ending_drawn_is_reported(tmp_path: Path,
                                                              shared_data: Path) -> None:
     assert held([0] * 20 + [3, 3, 3, 0, -4, -4, -4], hold=3) == (3, -4)
     assert held([0] * 20 + [3, 0, 3, -4, 0], hold=3) == (0, 3)  # swings: neither held
+    assert first_held([0] * 20 + [3, 0, 3, 3, 3, -4, -4, -4], hold=3, lead=3) == (22, 25)
+    assert first_held([-5] * 20 + [0, 0, 0], hold=3, lead=3) == (None, None)  # before ply 20
     pgn = tmp_path / "games.pgn"
     # Game 1: zerosum (White) has king and rook against king, a table win, and shuffles to a
     # draw. Game 2: zerosum (Black) is a queen down throughout and loses. Game 3 is unfinished
@@ -48,6 +50,9 @@ def test_a_lead_must_hold_and_a_won_ending_drawn_is_reported(tmp_path: Path,
     assert out["trailed_by_result"] == {"draw": 0, "loss": 1}
     assert out["by_course"] == {"led": {"draw": 1}, "led and trailed": {}, "trailed": {"loss": 1},
                                 "neither": {}}
+    # Both leads held from the game's first position on: ply 20 of a game from move 1 is move 11.
+    assert out["led_from_move"] == {"games": 1, "q25_50_75": [11.0, 11.0, 11.0]}
+    assert out["trailed_from_move"] == {"games": 1, "q25_50_75": [11.0, 11.0, 11.0]}
     assert [course(*held(b, hold=3), lead=3) for b in (
         [0] * 20 + [3, 3, 3, -4, -4, -4], [0] * 20 + [3, 3, 3], [0] * 20 + [-3, -3, -3],
         [0] * 20 + [2, 2, 2, -2, -2, -2])] == ["led and trailed", "led", "trailed", "neither"]
