@@ -24,7 +24,7 @@ from engine.latent_search import LatentSearch
 from engine.mcts import DRAW, LOSS, UNKNOWN, WIN
 from engine.search import MoveStats, Search, SearchParams
 from engine.tablebase import TB_PLIES, TB_WIN_CP, Tablebases
-from engine.timeman import Budget, GoLimits, budget
+from engine.timeman import HORIZON, MIN_HORIZON, Budget, GoLimits, budget
 
 AnySearch = Search | LatentSearch
 """The AlphaZero search, or the latent search of a MuZero net (chosen by the net's metadata)."""
@@ -160,6 +160,9 @@ class EngineSettings:
     smart_pruning_factor: float = 1.33
     spend_saved_time: float = 1.0
     """share of the time a move saved (stopping before its target) added to the next move's"""
+    time_horizon: int = HORIZON
+    time_min_horizon: int = MIN_HORIZON
+    """moves a sudden-death clock is shared over at the start, and at the fewest (timeman)"""
     temperature: float = 0.0
     syzygy_path: str = ""
     verbose_move_stats: bool = False
@@ -389,7 +392,8 @@ class Controller:
         # drops it for a movetime search: its time is fixed).
         saved, self._saved[board.turn] = self._saved[board.turn] * s.spend_saved_time, 0.0
         clock: Budget | None = budget(limits, board.turn, board.ply(), s.move_overhead_ms,
-                                      saved=saved)
+                                      saved=saved, horizon=s.time_horizon,
+                                      min_horizon=s.time_min_horizon)
         start = clock_start = received
         stop_workers = threading.Event()
         node_limit = None

@@ -49,10 +49,12 @@ MIN_THINK = 0.005
 """Seconds: even with no time left a move gets a first network evaluation."""
 
 HORIZON = 24
-"""Moves a sudden-death clock is shared over at the start of the game (ply 0)."""
+"""Moves a sudden-death clock is shared over at the start of the game (ply 0); the UCI option
+TimeHorizon, so that a tuning can move it."""
 
 MIN_HORIZON = 12
-"""The fewest moves a sudden-death clock is shared over, however long the game has gone on."""
+"""The fewest moves a sudden-death clock is shared over, however long the game has gone on (the
+option TimeMinHorizon)."""
 
 LAG_HORIZON = 60
 """Moves the overhead is kept back for when the increment does not cover it (sudden death with no
@@ -60,11 +62,12 @@ or a tiny increment): each of them draws on the clock, however many moves the th
 over."""
 
 
-def budget(limits: GoLimits, white: bool, ply: int, overhead_ms: int,
-           saved: float = 0.0) -> Budget | None:
+def budget(limits: GoLimits, white: bool, ply: int, overhead_ms: int, saved: float = 0.0,
+           horizon: int = HORIZON, min_horizon: int = MIN_HORIZON) -> Budget | None:
     """The thinking time for the side to move, or None when the clock sets no limit. ``saved``:
     seconds added to the clock's target (time left over from earlier moves), within the same
-    ceiling as the rest, so it never brings the flag nearer than the budget alone could."""
+    ceiling as the rest, so it never brings the flag nearer than the budget alone could.
+    ``horizon`` and ``min_horizon``: HORIZON's and MIN_HORIZON's values for this search."""
     overhead = overhead_ms / 1000.0
     if limits.movetime is not None:
         t = max(MIN_THINK, limits.movetime / 1000.0 - overhead)
@@ -80,7 +83,7 @@ def budget(limits: GoLimits, white: bool, ply: int, overhead_ms: int,
     # left half of a 10+0.1 clock unspent at the end of the game (ladder of zerosum-6x64); 32/15
     # with a 100 ms overhead still left 2.2 s, and 24/12 with 30 ms, which spends 1.5x as long
     # on moves 10-29, scored +27.9 +/- 56.8 against it (benchmarks/results/long-iG/time.md).
-    moves = limits.movestogo if limits.movestogo else max(MIN_HORIZON, HORIZON - ply // 4)
+    moves = limits.movestogo if limits.movestogo else max(min_horizon, horizon - ply // 4)
     moves = max(1, min(moves, 60))
     # As Stockfish does: the increments still to come are counted, and the overhead is kept back
     # for every move still to play, not once, so latency cannot eat the clock over a long game.

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.options import OPTIONS
 from trainer.arena.tune import Param, match_pair_player, read_config, signs, spsa
 
 REPO = Path(__file__).resolve().parents[1]
@@ -69,7 +70,12 @@ def test_spsa_climbs_and_resumes_the_same(tmp_path: Path) -> None:
 
 def test_search_config_reads(tmp_path: Path) -> None:
     params, match = read_config(REPO / "benchmarks" / "tune" / "search.toml")
-    assert {p.name for p in params} == {"CPuct", "CPuctFactor", "FpuValue", "PolicyTemperature"}
+    assert {p.name for p in params} == {"CPuct", "CPuctFactor", "FpuValue", "PolicyTemperature",
+                                        "SmartPruningFactor", "TimeHorizon", "TimeMinHorizon"}
+    assert {p.name for p in params if p.integer} == {"TimeHorizon", "TimeMinHorizon"}
+    # Every tuned name is an option the engine takes, and every start is its default.
+    options = {o.name: o for o in OPTIONS}
+    assert all(float(options[p.name].default) == p.start for p in params)
     assert match["tc"] == "10+0.1" and all(p.lo <= p.start <= p.hi for p in params)
     bad = tmp_path / "bad.toml"
     bad.write_text("[params.CPuct]\nstart = 9.0\nmin = 0.0\nmax = 4.0\nc_end = 0.1\n")

@@ -513,6 +513,24 @@ def test_budget_adds_saved_time_to_the_target_only_under_the_ceiling() -> None:
     assert budget(limits, True, 20, 100, saved=-1.0) == plain
 
 
+def test_budget_horizon_options_share_the_clock_over_more_or_fewer_moves() -> None:
+    """TimeHorizon and TimeMinHorizon: a longer horizon spends less now, a floor holds late in
+    the game, and no horizon takes the flag nearer than the ceiling allows."""
+    limits = GoLimits(wtime=10_000, btime=10_000, winc=100, binc=100)
+    plain = budget(limits, True, 0, 30)
+    slow = budget(limits, True, 0, 30, horizon=48)
+    assert plain is not None and slow is not None and slow.target < 0.6 * plain.target
+    # At ply 200 the default horizon is down to its floor; a higher floor spends less.
+    late, floor = budget(limits, True, 200, 30), budget(limits, True, 200, 30, min_horizon=24)
+    assert late is not None and floor is not None and floor.target < 0.6 * late.target
+    assert budget(limits, True, 200, 30, horizon=48) == late  # past both horizons: the floor
+    for horizon in (1, 2, 200):
+        for left in (50, 1_000, 10_000):
+            b = budget(GoLimits(wtime=left, btime=left), True, 0, 30, horizon=horizon,
+                       min_horizon=1)
+            assert b is not None and b.hard <= max(MIN_THINK, 0.9 * (left - 30) / 1000) + 1e-9
+
+
 def _go_to_the_end(ctrl: Controller, limits: GoLimits) -> None:
     """Searches until the controller's own limits stop it (wait() would stop it at once)."""
     ctrl.go(limits)
@@ -546,6 +564,24 @@ def test_time_saved_on_a_forced_move_goes_to_the_next_one() -> None:
     assert ctrl._saved[chess.WHITE] > 0.0
     ctrl.new_game()
     assert ctrl._saved == {chess.WHITE: 0.0, chess.BLACK: 0.0}
+
+
+def test_the_controller_shares_the_clock_over_its_time_horizon() -> None:
+    """TimeHorizon reaches the budget: with a horizon of one move, the forced move's unspent
+    target (kept for the next move) is most of the clock, far above the default's target."""
+    ctrl = Controller(lambda i: None, lambda m, p: None, lambda s: None,
+                      EngineSettings(weights=str(default_net_path()), precision="fp32",
+                                     time_horizon=1, time_min_horizon=1))
+    clock = GoLimits(wtime=10_000, btime=10_000, winc=100, binc=100)
+    ctrl.set_position("k7/8/8/8/8/8/1r6/K7 w - - 0 1", [])  # Kxb2 is the only move
+    ctrl.load_net()
+    t0 = time.monotonic()
+    _go_to_the_end(ctrl, clock)
+    spent = time.monotonic() - t0
+    one = budget(clock, True, 0, 30, horizon=1, min_horizon=1)
+    default = budget(clock, True, 0, 30)
+    assert one is not None and default is not None and one.target > 10 * default.target
+    assert one.target - spent <= ctrl._saved[chess.WHITE] <= one.target
 
 
 def test_budget_movestogo_one_spends_most_but_not_all() -> None:
