@@ -65,7 +65,7 @@ def _session(path: str, threads: int, provider: str) -> Any:
         raise NetError(f"weights file {path!r} is not a readable ONNX net: {exc}") from None
 
 
-BUNDLED_NET_FILE = "zerosum-6x64-c13.onnx"
+BUNDLED_NET_FILE = "zerosum-6x64-c14.onnx"
 """The net the engine plays with by default; the one place that names it."""
 
 

@@ -1,6 +1,6 @@
 """A larger net that computes exactly what a smaller one does: more blocks, more filters.
 
-    python -m trainer grow nets/zerosum-6x64-c13.onnx --blocks 10 --filters 128 --out g.onnx
+    python -m trainer grow nets/zerosum-6x64-c14.onnx --blocks 10 --filters 128 --out g.onnx
 
 Why: a larger shape trained from scratch needs the whole campaign's steps again, which two CPU
 cores cannot give it; grown from the shipped net it starts where that net stands and spends its
