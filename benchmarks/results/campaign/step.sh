@@ -20,9 +20,9 @@ export PATH="$PATH:/usr/games"
 R=benchmarks/results/campaign
 # The labels of each step, as its script made them: seed, side share and the share of games played
 # to their end (`sf-campaign --playout-p`: 0 before step 14), 378 batches.
-declare -A SEED_OF=([6]=66 [7]=67 [8]=68 [9]=69 [10]=70 [11]=71 [12]=72 [13]=73 [14]=74) \
-  SIDE_OF=([6]=0.2 [7]=0.2 [8]=0.3 [9]=0.3 [10]=0.3 [11]=0.3 [12]=0.3 [13]=0.3 [14]=0.3) \
-  PLAYOUT_OF=([14]=0.2)
+declare -A SEED_OF=([6]=66 [7]=67 [8]=68 [9]=69 [10]=70 [11]=71 [12]=72 [13]=73 [14]=74 [15]=75) \
+  SIDE_OF=([6]=0.2 [7]=0.2 [8]=0.3 [9]=0.3 [10]=0.3 [11]=0.3 [12]=0.3 [13]=0.3 [14]=0.3 [15]=0.3) \
+  PLAYOUT_OF=([14]=0.2 [15]=0.2)
 
 [ $# -ge 5 ] || { grep -m1 "^#   step.sh" "$0" >&2; exit 2; }
 N=$1 PARENT=$2 COMMIT=$3 SEED=$4 SIDE=$5
