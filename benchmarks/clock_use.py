@@ -7,10 +7,10 @@ and the mean; the clock's drop plus the increment, so the GUI's lag is in it), t
 moves under 0.12 s, and its clock at the end of the game (median). With an opening book
 (``OwnBook``; the runner marks those moves ``own book``): the engine's book moves a game, the
 ply at which it left the book (the game's ply at its first searched move, opening included),
-and its clock after its 20th move (the clock the book saved). ``median_by_moves``: the median seconds a
-move over moves 1-10, 11-20, ... and 61 on, which say where in the game each engine spends. The base and increment come
-from the ``TimeControl`` header, read by the match runner's own parser. A ``.pgn.partial`` of a
-stopped match reads the same way.
+and its clock after its 20th move (the clock the book saved). ``median_by_moves``: the median
+seconds a move over moves 1-10, 11-20, ... and 61 on, which say where in the game each engine
+spends. The base and increment come from the ``TimeControl`` header, read by the match runner's
+own parser. A ``.pgn.partial`` of a stopped match reads the same way.
 """
 
 from __future__ import annotations
@@ -59,9 +59,9 @@ def clock_use(paths: list[str]) -> dict[str, dict[str, object]]:
                     side = node.turn()
                     left = nxt.clock()
                     if left is not None:  # a move the engine played (not the opening's)
-                        spent[names[side]].append(last[side] - left + inc)
-                        tens = min(node.ply() // 20, TENS)
-                        by_tens[names[side]][tens].append(last[side] - left + inc)
+                        took = last[side] - left + inc
+                        spent[names[side]].append(took)
+                        by_tens[names[side]][min(node.ply() // 20, TENS)].append(took)
                         last[side] = left
                         if OWN_BOOK in nxt.comment:
                             booked[side] += 1

@@ -22,11 +22,10 @@ import json
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
-
 import chess
 import chess.pgn
 import chess.syzygy
+import numpy as np
 
 VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9,
          chess.KING: 0}
